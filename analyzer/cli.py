@@ -1,0 +1,220 @@
+"""The `mmaplint` command line.
+
+    mmaplint [check] PATHS...      analyze (the default command)
+    mmaplint --confirm PATHS...    analyze, then measure each rule found with its reproducer
+    mmaplint confirm MML001        run one rule's reproducer alone
+    mmaplint corpus list           the reproducers
+    mmaplint rules                 the rules, as a table
+    mmaplint explain MML001        one rule's documentation
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from mmaplint import __version__
+
+from .config import FRONTENDS, ConfigError, find_config
+from .engine import Settings, UsageError, analyze, select_rules
+from .formats import FormatContext
+from .registry import PluginError, load_formatters, load_rules
+
+COMMANDS = ("check", "rules", "explain", "confirm", "corpus")
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _comma_list(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _check_parser(formats: list[str]) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mmaplint", description="Find C/C++ I/O patterns that stall "
+                                "real kernels, and measure what they cost here.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to analyze")
+    p.add_argument("--format", default="text", choices=formats, help="output format")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
+    p.add_argument("--select", type=_comma_list, metavar="RULES",
+                   help="rules to run (ids, id prefixes or names, comma-separated)")
+    p.add_argument("--ignore", type=_comma_list, default=None, metavar="RULES", help="rules to skip")
+    p.add_argument("--frontend", choices=FRONTENDS, help="auto (default): clang when the file "
+                   "parses without errors, else tree-sitter")
+    p.add_argument("-p", "--compile-commands", metavar="PATH",
+                   help="compile_commands.json or the directory holding it")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
+    p.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel jobs (default: CPU count)")
+    p.add_argument("--max-file-size", type=int, metavar="BYTES", help="skip larger files")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="say per file which frontend ran and why")
+    p.add_argument("--confirm", action="store_true",
+                   help="after the check, run each found rule's reproducer here")
+    _confirm_options(p)
+    p.add_argument("--version", action="version", version=f"mmaplint {__version__}")
+    return p
+
+
+def _confirm_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dir", default=".", help="where --confirm runs its reproducers (the "
+                   "filesystem there decides the verdict; default: the current directory)")
+    p.add_argument("--budget", type=float, default=20.0, metavar="SECONDS",
+                   help="time budget per rule for --confirm")
+
+
+def _use_color(choice: str, stream) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or stream.isatty()
+
+
+def _settings(args, config) -> Settings:
+    return Settings(
+        frontend=args.frontend or config.frontend or "auto",
+        jobs=args.jobs,
+        select=tuple(args.select) if args.select else config.select,
+        ignore=tuple(args.ignore) if args.ignore is not None else config.ignore,
+        compile_commands=args.compile_commands or config.compile_commands,
+        include_dirs=tuple(args.include_dirs) + config.include_dirs,
+        defines=tuple(args.defines) + config.defines,
+        per_file_ignores=config.per_file_ignores,
+        config_root=config.root,
+        max_file_size=args.max_file_size or config.max_file_size or Settings.max_file_size,
+    )
+
+
+def run_check(argv: list[str]) -> int:
+    formatters = load_formatters()
+    args = _check_parser(sorted(formatters)).parse_args(argv)
+    if not args.paths:
+        raise UsageError("no paths given (try `mmaplint check src/`)")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    config = find_config()
+    settings = _settings(args, config)
+    available = load_rules()
+    rules = select_rules(available, settings.select, settings.ignore)
+    report = analyze(args.paths, settings, rules)
+    if args.verbose:
+        if config.source:
+            print(f"mmaplint: configuration from {config.source}", file=sys.stderr)
+        for path in report.analyzed:
+            print(f"{path}: {report.frontends[path]}", file=sys.stderr)
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        context = FormatContext(rules=available, color=_use_color(args.color, out) and not args.output,
+                                extra={"argv": argv})
+        out.write(formatters[args.format](report, context))
+    finally:
+        if args.output:
+            out.close()
+    if args.confirm and report.findings:
+        code = _confirm_findings(report, args)
+        if code:
+            return code
+    if not report.analyzed:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if report.findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _confirm_findings(report, args) -> int:
+    from .confirm import ConfirmRequest, run_confirm
+    requests: dict[str, ConfirmRequest] = {}
+    for finding in report.findings:
+        if finding.reproducer is None:
+            continue
+        request = requests.setdefault(finding.rule, ConfirmRequest(finding.rule, {}))
+        for name, value in finding.params:
+            request.params.setdefault(name, value)
+    if not requests:
+        print("mmaplint: no finding has a reproducer to confirm", file=sys.stderr)
+        return EXIT_CLEAN
+    return run_confirm(list(requests.values()), directory=args.dir, budget=args.budget,
+                       fmt="json" if args.format == "json" else "text", out=sys.stderr
+                       if args.format != "text" else sys.stdout)
+
+
+def run_rules(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="mmaplint rules", description="List the installed rules.")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    args = p.parse_args(argv)
+    rules = sorted(load_rules().values(), key=lambda r: r.id)
+    if args.format == "json":
+        import json
+        print(json.dumps([{"id": r.id, "name": r.name, "severity": r.severity, "default": r.default,
+                           "summary": r.summary, "reproducer": r.reproducer, "origin": r.origin}
+                          for r in rules], indent=2))
+        return EXIT_CLEAN
+    rows = [("ID", "NAME", "SEVERITY", "DEFAULT", "SUMMARY")] + [
+        (r.id, r.name, r.severity, "on" if r.default else "off", r.summary) for r in rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths)) + "  " + row[4])
+    return EXIT_CLEAN
+
+
+def run_explain(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="mmaplint explain", description="Print a rule's documentation.")
+    p.add_argument("rule", help="rule id (MML001) or name (msync-in-loop)")
+    args = p.parse_args(argv)
+    rules = load_rules()
+    matches = [r for r in rules.values() if args.rule.upper() == r.id or args.rule == r.name]
+    if not matches:
+        raise UsageError(f"unknown rule {args.rule!r} (see `mmaplint rules`)")
+    rule = matches[0]
+    print(f"# {rule.id} {rule.name} ({rule.severity}{'' if rule.default else ', off by default'})\n")
+    print(rule.doc)
+    if rule.reproducer:
+        print(f"\nReproducer: {rule.reproducer} (measure it here: {rule.confirm})")
+    return EXIT_CLEAN
+
+
+def run_confirm_command(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="mmaplint confirm",
+                                description="Compile and run rules' reproducers on this machine.")
+    p.add_argument("rules", nargs="+", metavar="RULE")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a reproducer parameter (e.g. size=16777216)")
+    _confirm_options(p)
+    args = p.parse_args(argv)
+    from .confirm import ConfirmRequest, run_confirm
+    params = {}
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise UsageError(f"--param {item!r}: expected NAME=INTEGER")
+        params[name.strip()] = int(value)
+    requests = [ConfirmRequest(r.upper(), dict(params)) for r in args.rules]
+    return run_confirm(requests, directory=args.dir, budget=args.budget, fmt=args.format)
+
+
+def run_corpus(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="mmaplint corpus", description="The runtime reproducers.")
+    p.add_argument("action", choices=("list",))
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    args = p.parse_args(argv)
+    from .confirm import list_corpus
+    return list_corpus(fmt=args.format)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv and argv[0] in COMMANDS else "check"
+    if argv and argv[0] == command:
+        argv = argv[1:]
+    handler = {"check": run_check, "rules": run_rules, "explain": run_explain,
+               "confirm": run_confirm_command, "corpus": run_corpus}[command]
+    try:
+        return handler(argv)
+    except (UsageError, ConfigError, PluginError) as exc:
+        print(f"mmaplint: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("mmaplint: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_ERROR

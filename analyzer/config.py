@@ -1,0 +1,138 @@
+"""Project configuration: `[tool.mmaplint]` in pyproject.toml or `[mmaplint]` in setup.cfg,
+the first found walking up from the working directory (pyproject.toml wins in one directory,
+as with ruff).
+
+    [tool.mmaplint]                       [mmaplint]
+    select = ["MML001", "MML003"]         select = MML001, MML003
+    ignore = ["MML004"]                   ignore = MML004
+    per-file-ignores = {"tests/*" = ["MML001"]}
+                                          per-file-ignores =
+                                              tests/*: MML001
+    include-dirs = ["include"]            include-dirs = include
+    defines = ["USE_MMAP=1"]              defines = USE_MMAP=1
+    frontend = "auto"                     frontend = auto
+    compile-commands = "build"            compile-commands = build
+    max-file-size = 4194304               max-file-size = 4194304
+"""
+from __future__ import annotations
+
+import configparser
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be used; one line for the user."""
+
+
+FRONTENDS = ("auto", "clang", "tree-sitter")
+KEYS = {"select", "ignore", "per-file-ignores", "include-dirs", "defines", "frontend",
+        "compile-commands", "max-file-size"}
+
+
+@dataclass(frozen=True)
+class Config:
+    source: str | None = None                       # the file it came from
+    root: str = "."                                 # relative paths in it are against this
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    frontend: str | None = None
+    compile_commands: str | None = None
+    max_file_size: int | None = None
+
+
+def find_config(start: str | os.PathLike = ".") -> Config:
+    here = Path(start).resolve()
+    for directory in (here, *here.parents):
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file():
+            table = _pyproject_table(pyproject)
+            if table is not None:
+                return _build(table, pyproject)
+        setup_cfg = directory / "setup.cfg"
+        if setup_cfg.is_file():
+            section = _setup_cfg_section(setup_cfg)
+            if section is not None:
+                return _build(section, setup_cfg)
+    return Config()
+
+
+def _pyproject_table(path: Path) -> dict | None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+    return data.get("tool", {}).get("mmaplint")
+
+
+def _setup_cfg_section(path: Path) -> dict | None:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {' '.join(str(exc).split())}") from None
+    if not parser.has_section("mmaplint"):
+        return None
+    section = dict(parser.items("mmaplint"))
+    for key in ("select", "ignore", "include-dirs", "defines"):
+        if key in section:
+            section[key] = _split(section[key])
+    if "per-file-ignores" in section:
+        table = {}
+        for entry in section["per-file-ignores"].splitlines():
+            if entry.strip():
+                pattern, sep, codes = entry.partition(":")
+                if not sep:
+                    raise ConfigError(f"{path}: per-file-ignores entry {entry.strip()!r} lacks "
+                                      "'pattern: codes'")
+                table[pattern.strip()] = _split(codes)
+        section["per-file-ignores"] = table
+    return section
+
+
+def _split(value: str) -> list[str]:
+    return [v.strip() for v in value.replace("\n", ",").split(",") if v.strip()]
+
+
+def _build(table: dict, source: Path) -> Config:
+    unknown = set(table) - KEYS
+    if unknown:
+        raise ConfigError(f"{source}: unknown mmaplint option(s): {', '.join(sorted(unknown))}")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = table.get(key, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{source}: {key} must be a list of strings")
+        return tuple(value)
+
+    frontend = table.get("frontend")
+    if frontend is not None and frontend not in FRONTENDS:
+        raise ConfigError(f"{source}: frontend must be one of {', '.join(FRONTENDS)}, not {frontend!r}")
+    ignores = table.get("per-file-ignores", {})
+    if not isinstance(ignores, dict):
+        raise ConfigError(f"{source}: per-file-ignores must map path patterns to rule lists")
+    size = table.get("max-file-size")
+    try:
+        size = int(size) if size is not None else None
+    except (TypeError, ValueError):
+        raise ConfigError(f"{source}: max-file-size must be a number of bytes") from None
+    root = source.parent
+    return Config(
+        source=str(source), root=str(root),
+        select=strings("select") if "select" in table else None,
+        ignore=strings("ignore"),
+        per_file_ignores=tuple((p, tuple(c) if isinstance(c, list) else tuple(_split(c)))
+                               for p, c in ignores.items()),
+        include_dirs=tuple(str(root / d) for d in strings("include-dirs")),
+        defines=strings("defines"),
+        frontend=frontend,
+        compile_commands=str(root / table["compile-commands"]) if "compile-commands" in table else None,
+        max_file_size=size,
+    )

@@ -1,0 +1,181 @@
+"""One run: find the sources, turn each into facts once (in parallel), join them into a
+Program, run every enabled rule on it, and drop what suppressions and ignores cover."""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from . import suppressions
+from .facts import FileFacts, FrontendError, FrontendOptions
+from .findings import FileError, Finding, Report
+from .program import Program
+from .registry import Rule, load_rules
+
+LANGUAGES = {".c": "c", ".h": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++",
+             ".hh": "c++", ".hpp": "c++", ".hxx": "c++", ".h++": "c++", ".ipp": "c++",
+             ".inl": "c++", ".tcc": "c++"}
+SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".venv"}
+DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
+BINARY_PROBE = 8192
+
+
+class UsageError(Exception):
+    """A command line or selection that cannot run; one line for the user."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    frontend: str = "auto"                      # "auto" | "clang" | "tree-sitter"
+    jobs: int | None = None                     # None: the CPU count
+    select: tuple[str, ...] | None = None       # rule ids, id prefixes or names; None: defaults
+    ignore: tuple[str, ...] = ()
+    compile_commands: str | None = None         # -p: a directory or a compile_commands.json
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    config_root: str = "."                      # per-file-ignores patterns are relative to it
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+
+
+def select_rules(available: dict[str, Rule], select, ignore) -> list[Rule]:
+    """Rules chosen by id, id prefix ("MML00") or name; unknown selectors are a usage error."""
+    def matching(selector: str) -> list[Rule]:
+        found = [r for r in available.values()
+                 if r.id.startswith(selector.upper()) or r.name == selector or selector == "ALL"]
+        if not found:
+            raise UsageError(f"unknown rule selector {selector!r} (see `mmaplint rules`)")
+        return found
+
+    if select is None:
+        chosen = {r.id: r for r in available.values() if r.default}
+    else:
+        chosen = {r.id: r for s in select for r in matching(s)}
+    for selector in ignore:
+        for rule in matching(selector):
+            chosen.pop(rule.id, None)
+    return [chosen[k] for k in sorted(chosen)]
+
+
+def discover(paths: list[str]) -> tuple[list[str], list[FileError]]:
+    """Source files named or found under directories, in a stable order."""
+    files, errors = [], []
+    for given in paths:
+        if os.path.isdir(given):
+            for root, dirs, names in os.walk(given):
+                dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+                files.extend(os.path.join(root, n) for n in sorted(names)
+                             if Path(n).suffix.lower() in LANGUAGES)
+        elif os.path.lexists(given):
+            files.append(given)
+        else:
+            errors.append(FileError(given, "no such file or directory"))
+    seen = set()
+    return [f for f in files if not (f in seen or seen.add(f))], errors
+
+
+def language_of(path: str) -> str:
+    suffix = Path(path).suffix
+    return "c++" if suffix == ".C" else LANGUAGES.get(suffix.lower(), "c")
+
+
+def read_source(path: str, max_size: int) -> bytes:
+    try:
+        size = os.path.getsize(path)
+        if os.path.isdir(path):
+            raise FrontendError("is a directory")
+        if size > max_size:
+            raise FrontendError(f"file is {size / 2**20:.1f} MiB, over the {max_size / 2**20:.1f} MiB "
+                                "limit (max-file-size); skipped")
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError as exc:
+        raise FrontendError(exc.strerror.lower() if exc.strerror else str(exc)) from None
+    if b"\0" in data[:BINARY_PROBE]:
+        raise FrontendError("binary file (NUL bytes), not C or C++ source; skipped")
+    return data
+
+
+def parse_file(path: str, settings: Settings, callees: frozenset[str]) -> FileFacts | FileError:
+    """Facts for one file from the frontend the settings ask for (auto: clang, else tree-sitter)."""
+    from .frontends import clang, treesitter   # imported in the worker: libclang loads lazily
+    from .compdb import CompdbError, compile_args_for
+    try:
+        source = read_source(path, settings.max_file_size)
+        options = FrontendOptions(argument_callees=callees, include_dirs=settings.include_dirs,
+                                  defines=settings.defines, language=language_of(path))
+        if settings.frontend == "tree-sitter":
+            return treesitter.parse(path, source, options)
+        note = ""
+        try:
+            options.compile_args = compile_args_for(path, settings.compile_commands)
+        except CompdbError as exc:
+            note = f" ({exc}; using GNU defaults)"
+        try:
+            facts = clang.parse(path, source, options)
+            return replace(facts, reason=facts.reason + note) if note else facts
+        except FrontendError as exc:
+            if settings.frontend == "clang":
+                raise
+            facts = treesitter.parse(path, source, options)
+            return replace(facts, reason=f"tree-sitter: clang could not parse it ({exc}){note}")
+    except FrontendError as exc:
+        return FileError(path, str(exc))
+
+
+def _parse_many(files: list[str], settings: Settings, callees: frozenset[str]) -> list:
+    jobs = settings.jobs or os.cpu_count() or 1
+    if jobs == 1 or len(files) < 2:
+        return [parse_file(f, settings, callees) for f in files]
+    with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+        chunk = max(1, len(files) // (jobs * 8))
+        return list(pool.map(parse_file, files, [settings] * len(files), [callees] * len(files),
+                             chunksize=chunk))
+
+
+def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule] | None = None) -> Report:
+    if rules is None:
+        rules = select_rules(load_rules(), settings.select, settings.ignore)
+    files, errors = discover(paths)
+    report = Report(errors=errors)
+    callees = frozenset().union(*(r.callees for r in rules))
+    parsed = []
+    for result in _parse_many(files, settings, callees):
+        if isinstance(result, FileError):
+            report.errors.append(result)
+        else:
+            parsed.append(result)
+            report.analyzed.append(result.path)
+            report.frontends[result.path] = result.reason
+    program = Program(parsed)
+    directives = {f.path: suppressions.parse(f.path, f.comments) for f in parsed}
+    for rule in rules:
+        for hit in rule.check(program):
+            finding = Finding(
+                rule=rule.id, name=rule.name, severity=rule.severity, span=hit.span,
+                message=hit.message, frontend=program.file_of(hit.span).frontend,
+                related=hit.related, reproducer=rule.reproducer, confirm=rule.confirm,
+                params=tuple(sorted(hit.params.items())))
+            if _ignored_for_path(finding, settings):
+                continue
+            if suppressions.suppressing(directives.get(hit.span.path, []), hit.span.line,
+                                        rule.id, rule.name):
+                continue
+            report.findings.append(finding)
+    report.directives = directives
+    report.findings = list(dict.fromkeys(report.findings))
+    report.sort()
+    return report
+
+
+def _ignored_for_path(finding: Finding, settings: Settings) -> bool:
+    try:
+        relative = Path(os.path.abspath(finding.span.path)).relative_to(
+            os.path.abspath(settings.config_root)).as_posix()
+    except ValueError:
+        relative = Path(finding.span.path).as_posix()
+    return any((fnmatchcase(relative, pattern) or fnmatchcase(Path(relative).name, pattern))
+               and any(finding.rule.startswith(code) or code == finding.name for code in codes)
+               for pattern, codes in settings.per_file_ignores)

@@ -1,0 +1,169 @@
+"""The fact model: what a frontend knows about one source file.
+
+Both frontends (libclang and tree-sitter) produce exactly these objects, and
+rules only ever read them (through :mod:`mmaplint.analyzer.program`), never a
+syntax tree.  Everything here is a frozen dataclass of plain values so that a
+worker process can pickle a file's facts back to the parent.
+
+Conventions every frontend follows:
+
+* Lines and columns are 1-based; a location inside a macro expansion is the
+  expansion site (the line a user reads and where `// expect:` markers sit).
+* Parentheses are dropped from expressions; casts are kept as ``cast`` nodes
+  (rules look through them with :func:`strip`).
+* A call is recorded for every call expression; its ``args`` are converted only
+  when its callee is one of the names the enabled rules asked for
+  (``FrontendOptions.argument_callees``), which keeps big files cheap.
+* ``loops`` lists the ids of the loops enclosing a fact *within its function*,
+  outermost first.  A for-loop's init clause is outside the loop; its
+  condition, increment and body are inside it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source range: 1-based lines and columns; end is inclusive of the last character."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+# Expression node kinds.  `op` carries the identifying string of each kind.
+INT = "int"            # integer literal; value set
+NAME = "name"          # identifier (variable, enumerator or macro); op = identifier
+CALL = "call"          # op = unqualified callee name; children = arguments
+BINARY = "binary"      # op = "+", "|", "%", "<<", ...; children = (left, right)
+UNARY = "unary"        # op = "-", "~", "!", "*" (deref), "&" (address-of), "++", "--"
+SUBSCRIPT = "subscript"  # children = (base, index)
+MEMBER = "member"      # op = field name; children = (object,)
+CAST = "cast"          # children = (operand,); op = the type's spelling
+COND = "cond"          # children = (condition, then, else)
+STRING = "string"      # string literal
+OTHER = "other"        # anything else (sizeof, lambdas, compound literals, ...)
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A frontend-neutral expression tree."""
+
+    kind: str
+    text: str
+    op: str = ""
+    children: tuple["Expr", ...] = ()
+    value: int | None = None
+
+    def walk(self) -> Iterator["Expr"]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def names(self) -> set[str]:
+        """Every identifier the expression mentions."""
+        return {node.op for node in self.walk() if node.kind == NAME}
+
+
+def strip(expr: Expr | None) -> Expr | None:
+    """The expression with casts (and the unary + no-op) looked through."""
+    while expr is not None and (expr.kind == CAST or (expr.kind == UNARY and expr.op == "+")):
+        expr = expr.children[0] if expr.children else None
+    return expr
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function or C++ method definition (a body, not a declaration)."""
+
+    name: str                 # unqualified: "flush_page"
+    qualified: str            # "Mapping::flush_page" in C++, the name in C; unique within a file
+    span: Span
+    locals: frozenset[str] = frozenset()   # parameters and local variable names
+
+
+@dataclass(frozen=True)
+class Loop:
+    id: int                   # unique within the file
+    kind: str                 # "for", "while", "do", "range-for"
+    span: Span                # the loop statement (its keyword starts it)
+    function: str | None      # qualified name of the enclosing function
+
+
+@dataclass(frozen=True)
+class Call:
+    callee: str               # unqualified name; for calls through a field, the field name
+    span: Span                # the call expression (expansion site for macros)
+    function: str | None      # qualified name of the enclosing function
+    loops: tuple[int, ...] = ()
+    args: tuple[Expr, ...] | None = None   # None when arguments were not requested
+    result: Expr | None = None             # lvalue the result is assigned/initialised to
+    macro: str | None = None               # function-like macro the call was expanded from
+    via_field: bool = False                # called through a struct field / pointer (ops->queue())
+
+    def arg(self, index: int) -> Expr | None:
+        """The index-th argument, when arguments were recorded and there are enough."""
+        return self.args[index] if self.args is not None and len(self.args) > index else None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """`target op value`: plain and compound assignments, initialised declarations
+    (op "="), and ++/-- (op "++"/"--", value None)."""
+
+    target: Expr
+    op: str
+    value: Expr | None
+    span: Span
+    function: str | None
+    loops: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class FieldBinding:
+    """A function stored into a struct field by an initialiser: `.queue = mmap_queue`."""
+
+    field: str
+    function: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    path: str
+    frontend: str             # "clang" or "tree-sitter"
+    reason: str               # why this frontend ran, for -v
+    language: str             # "c" or "c++"
+    functions: tuple[Function, ...] = ()
+    loops: tuple[Loop, ...] = ()
+    calls: tuple[Call, ...] = ()
+    assignments: tuple[Assignment, ...] = ()
+    field_bindings: tuple[FieldBinding, ...] = ()
+    comments: tuple[tuple[int, str], ...] = ()   # (line, comment text) for every comment line
+    lines: int = 0
+
+
+@dataclass
+class FrontendOptions:
+    """What the driver tells a frontend about one file."""
+
+    argument_callees: frozenset[str] = frozenset()
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    compile_args: tuple[str, ...] | None = None   # from compile_commands.json, when there is an entry
+    language: str = "c"                           # "c" or "c++"
+
+
+class FrontendError(Exception):
+    """A file the frontend cannot turn into facts; the message is one line for the user."""
+
+
+__all__ = [
+    "Span", "Expr", "Function", "Loop", "Call", "Assignment", "FieldBinding", "FileFacts",
+    "FrontendOptions", "FrontendError", "strip",
+    "INT", "NAME", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
+]

@@ -1,0 +1,29 @@
+"""Output formats.  Each is `render(report, context) -> str`, registered under the
+`mmaplint.formatters` entry-point group (the built-ins too)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from mmaplint import __version__
+
+from ..registry import Rule
+
+
+@dataclass(frozen=True)
+class FormatContext:
+    rules: dict[str, Rule]                 # every installed rule, by id
+    color: bool = False
+    root: str = "."                        # paths are shown relative to it where they can be
+    version: str = __version__
+    extra: dict = field(default_factory=dict)   # format-specific options
+
+
+@lru_cache(maxsize=64)
+def source_lines(path: str) -> tuple[str, ...]:
+    """A file's lines for excerpts; empty when it cannot be read any more."""
+    try:
+        with open(path, "rb") as stream:
+            return tuple(stream.read().decode("utf-8", "replace").splitlines())
+    except OSError:
+        return ()

@@ -1,0 +1,507 @@
+"""The analyzed program: every file's facts joined, and the questions rules ask of them.
+
+Rules read this, never a syntax tree.  The questions are the vocabulary of the
+rules' own descriptions: "is this call executed per iteration?", "which flags
+does this descriptor carry?", "is this store into a writable shared file
+mapping, at scattered offsets?".
+"""
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterable, Iterator
+
+from . import constants
+from .findings import Related
+from .facts import (BINARY, CALL, COND, INT, MEMBER, NAME, SUBSCRIPT, UNARY, Assignment, Call, Expr,
+                    FileFacts, Function, Loop, Span, strip)
+
+# A variable's identity: a local of one function, a global, or a struct field (by field name:
+# `db->fd` in one function and `env->fd` in another are taken to be the same descriptor field).
+Key = tuple
+
+# How an address or index changes from one iteration to the next.
+INVARIANT, AFFINE, SCATTERED = 0, 1, 2
+CLASS_NAMES = {INVARIANT: "loop-invariant", AFFINE: "sequential", SCATTERED: "scattered"}
+
+OPEN_CALLS = {"open": 1, "open64": 1, "openat": 2, "openat64": 2, "shm_open": 1}
+MMAP_CALLS = {"mmap", "mmap64"}
+STREAM_OPENS = {"fopen": None, "fopen64": None, "fdopen": None, "freopen": 2, "freopen64": 2}
+STORE_CALLS = {"memset": 0, "memcpy": 0, "memmove": 0, "strcpy": 0, "strncpy": 0, "bcopy": 1}
+
+
+@dataclass(frozen=True)
+class HotPath:
+    """Why a call runs once per iteration: the loop, and the calls leading from it (loop first)."""
+
+    loop: Loop
+    chain: tuple[Call, ...] = ()
+
+    def describe(self) -> str:
+        where = f"the {self.loop.kind} loop at line {self.loop.span.line}"
+        if self.chain:
+            path = " -> ".join(f"{c.callee}()" for c in self.chain)
+            where += f" of {self.loop.function or 'file scope'}() (through {path})"
+        return f"on every iteration of {where}"
+
+    def related(self) -> tuple[Related, ...]:
+        """The loop, then each call on the way from it (the chain code scanning shows)."""
+        items = [Related(self.loop.span, f"this {self.loop.kind} loop repeats it")]
+        for depth, call in enumerate(self.chain):
+            how = "called here on every iteration" if depth == 0 else "which calls it here"
+            items.append(Related(call.span, f"{call.callee}() {how}"))
+        return tuple(items)
+
+
+@dataclass(frozen=True)
+class Open:
+    call: Call
+    descriptor: Key | None
+    flags: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Mapping:
+    call: Call
+    pointer: Key | None
+    length: Expr | None
+    prot: frozenset[str]
+    flags: frozenset[str]
+    descriptor: Expr | None
+
+    @property
+    def shared(self) -> bool:
+        return bool(self.flags & {"MAP_SHARED", "MAP_SHARED_VALIDATE"})
+
+    @property
+    def writable(self) -> bool:
+        return "PROT_WRITE" in self.prot
+
+    @property
+    def file_backed(self) -> bool:
+        return not self.flags & {"MAP_ANONYMOUS", "MAP_ANON"}
+
+
+@dataclass(frozen=True)
+class Store:
+    """A write through a pointer: `p[i] = v`, `*q += v`, `p[i]++`, or a memset/memcpy destination."""
+
+    target: Expr              # the lvalue, or the destination pointer of a memory call
+    span: Span
+    function: str | None
+    loops: tuple[int, ...]
+    via: str                  # "=", "+=", "++", "memcpy", ...
+
+
+class Program:
+    def __init__(self, files: Iterable[FileFacts]):
+        self.files = {f.path: f for f in files}
+        self._functions: dict[str, list[tuple[str, Function]]] = defaultdict(list)
+        self._calls_by_callee: dict[str, list[Call]] = defaultdict(list)
+        self._calls_in: dict[tuple[str, str | None], list[Call]] = defaultdict(list)
+        self._assignments: dict[Key, list[Assignment]] = defaultdict(list)
+        self._loops: dict[tuple[str, int], Loop] = {}
+        self._locals: dict[tuple[str, str], frozenset[str]] = {}
+        for facts in self.files.values():
+            for fn in facts.functions:
+                self._functions[fn.name].append((facts.path, fn))
+                self._locals[(facts.path, fn.qualified)] = fn.locals
+            for loop in facts.loops:
+                self._loops[(facts.path, loop.id)] = loop
+            for call in facts.calls:
+                self._calls_by_callee[call.callee].append(call)
+                self._calls_in[(facts.path, call.function)].append(call)
+        for facts in self.files.values():
+            for a in facts.assignments:
+                key = self.key(a.target, a.span.path, a.function)
+                if key is not None:
+                    self._assignments[key].append(a)
+
+    # -- where things are -------------------------------------------------------------------
+
+    def file_of(self, span: Span) -> FileFacts:
+        return self.files[span.path]
+
+    def calls(self, *callees: str) -> Iterator[Call]:
+        for callee in callees:
+            yield from self._calls_by_callee.get(callee, ())
+
+    def loop(self, path: str, loop_id: int) -> Loop:
+        return self._loops[(path, loop_id)]
+
+    def key(self, expr: Expr | None, path: str, function: str | None) -> Key | None:
+        """The variable an lvalue expression names, or None for anything more complex."""
+        expr = strip(expr)
+        if expr is None:
+            return None
+        if expr.kind == NAME:
+            if function is not None and expr.op in self._locals.get((path, function), ()):
+                return ("local", path, function, expr.op)
+            return ("global", expr.op)
+        if expr.kind == MEMBER:
+            return ("field", expr.op)
+        return None
+
+    def assignments_to(self, key: Key | None) -> list[Assignment]:
+        return self._assignments.get(key, []) if key is not None else []
+
+    # -- executed per iteration ---------------------------------------------------------------
+
+    def resolve(self, call: Call) -> list[tuple[str, Function]]:
+        """The function definitions a call may run: same-file definitions first, and the
+        functions bound to a struct field when the call goes through one."""
+        defined = self._functions.get(call.callee, [])
+        local = [d for d in defined if d[0] == call.span.path]
+        targets = local or list(defined)
+        if call.via_field:
+            for name in self._field_bindings.get(call.callee, ()):
+                targets.extend(d for d in self._functions.get(name, []) if d not in targets)
+        return targets
+
+    @cached_property
+    def _field_bindings(self) -> dict[str, set[str]]:
+        bound: dict[str, set[str]] = defaultdict(set)
+        for facts in self.files.values():
+            for b in facts.field_bindings:
+                bound[b.field].add(b.function)
+        for key, assignments in self._assignments.items():
+            if key[0] == "field":
+                for a in assignments:
+                    value = strip(a.value)
+                    if a.op == "=" and value is not None and value.kind == NAME and value.op in self._functions:
+                        bound[key[1]].add(value.op)
+        return bound
+
+    @cached_property
+    def _hot_functions(self) -> dict[tuple[str, str], tuple[Call, ...]]:
+        """Functions run once per iteration of some loop, with the shortest call chain from it.
+
+        Breadth-first from the calls that sit inside loops, so each chain is a shortest one and
+        recursion terminates."""
+        hot: dict[tuple[str, str], tuple[Call, ...]] = {}
+        queue: deque[tuple[str, str]] = deque()
+        for calls in self._calls_in.values():
+            for call in calls:
+                if call.loops:
+                    self._mark_targets(call, (call,), hot, queue)
+        while queue:
+            fn = queue.popleft()
+            for call in self._calls_in.get(fn, ()):
+                self._mark_targets(call, hot[fn] + (call,), hot, queue)
+        return hot
+
+    def _mark_targets(self, call, chain, hot, queue) -> None:
+        for path, fn in self.resolve(call):
+            target = (path, fn.qualified)
+            if target not in hot:
+                hot[target] = chain
+                queue.append(target)
+
+    def per_iteration(self, span_path: str, function: str | None, loops: tuple[int, ...]) -> HotPath | None:
+        """Whether code at this place runs once per iteration of a loop, and through what."""
+        if loops:
+            return HotPath(self.loop(span_path, loops[-1]))
+        chain = self._hot_functions.get((span_path, function)) if function else None
+        if chain is None:
+            return None
+        first = chain[0]
+        return HotPath(self.loop(first.span.path, first.loops[-1]), chain)
+
+    def call_per_iteration(self, call: Call) -> HotPath | None:
+        return self.per_iteration(call.span.path, call.function, call.loops)
+
+    # -- flags ------------------------------------------------------------------------------
+
+    def flags(self, expr: Expr | None, family: dict[str, int], path: str, function: str | None,
+              _seen: frozenset = frozenset()) -> frozenset[str] | None:
+        """The flag names an expression may carry, following variables it was built in
+        (`int flags = O_RDWR; flags |= O_DSYNC;`).  None when some part cannot be known."""
+        expr = strip(expr)
+        if expr is None:
+            return None
+        if expr.kind == NAME and expr.op in family:
+            return frozenset({expr.op})
+        if expr.kind == INT or (expr.value is not None and expr.kind != NAME):
+            return frozenset(constants.decode(expr.value, family))
+        if expr.kind == UNARY and expr.op == "~":
+            return frozenset()      # a mask that clears flags adds none
+        if expr.kind in (BINARY, COND):
+            parts = expr.children[1:] if expr.kind == COND else expr.children
+            if expr.kind == BINARY and expr.op == "&":
+                parts = expr.children[:1]   # x & ~F keeps at most what x had
+            found: set[str] = set()
+            for part in parts:
+                names = self.flags(part, family, path, function, _seen)
+                if names is None:
+                    return None
+                found |= names
+            return frozenset(found)
+        key = self.key(expr, path, function)
+        if key is not None and key not in _seen:
+            assignments = [a for a in self.assignments_to(key) if a.value is not None]
+            if assignments:
+                found = set()
+                for a in assignments:
+                    names = self.flags(a.value, family, a.span.path, a.function, _seen | {key})
+                    if names is None:
+                        return None
+                    if a.op in ("=", "|=", "+="):
+                        found |= names
+                return frozenset(found)
+        if expr.kind == NAME and expr.value is not None:
+            return frozenset(constants.decode(expr.value, family))
+        return None
+
+    # -- descriptors, mappings, streams -------------------------------------------------------
+
+    def call_flags(self, call: Call, index: int, family: dict[str, int]) -> frozenset[str] | None:
+        """The flag names of one argument of a call (None when they cannot be known)."""
+        return self.flags(call.arg(index), family, call.span.path, call.function)
+
+    @cached_property
+    def opens(self) -> list[Open]:
+        """Descriptors opened with their flags, including flags later set with fcntl(F_SETFL)."""
+        result = []
+        for call in self.calls(*OPEN_CALLS):
+            flags = self.call_flags(call, OPEN_CALLS[call.callee], constants.OPEN_FLAGS)
+            result.append(Open(call, self.key(call.result, call.span.path, call.function),
+                               flags or frozenset()))
+        for call in self.calls("fcntl"):
+            if "F_SETFL" in (self.call_flags(call, 1, constants.FCNTL_COMMANDS) or ()):
+                flags = self.call_flags(call, 2, constants.OPEN_FLAGS)
+                result.append(Open(call, self.key(call.arg(0), call.span.path, call.function),
+                                   flags or frozenset()))
+        return result
+
+    def opens_of(self, descriptor: Expr | None, path: str, function: str | None) -> list[Open]:
+        key = self.key(descriptor, path, function)
+        return [o for o in self.opens if key is not None and o.descriptor == key]
+
+    @cached_property
+    def mappings(self) -> list[Mapping]:
+        return [Mapping(
+            call=call,
+            pointer=self.key(call.result, call.span.path, call.function),
+            length=call.arg(1),
+            prot=self.call_flags(call, 2, constants.PROT_FLAGS) or frozenset(),
+            flags=self.call_flags(call, 3, constants.MAP_FLAGS) or frozenset(),
+            descriptor=call.arg(4),
+        ) for call in self.calls(*MMAP_CALLS)]
+
+    @cached_property
+    def _mapped_pointers(self) -> dict[Key, Mapping]:
+        """Every variable holding a pointer into a mapping: the one mmap's result went to, and
+        those derived from it (`uint64_t *slots = (uint64_t *)base;`, `q = p + off`)."""
+        mapped = {m.pointer: m for m in self.mappings if m.pointer is not None}
+        changed = True
+        while changed:
+            changed = False
+            for key, assignments in self._assignments.items():
+                if key in mapped:
+                    continue
+                for a in assignments:
+                    if a.op != "=":
+                        continue
+                    root = self._pointer_root(a.value, a.span.path, a.function, mapped)
+                    if root is not None:
+                        mapped[key] = mapped[root]
+                        changed = True
+                        break
+        return mapped
+
+    def _pointer_root(self, expr: Expr | None, path: str, function: str | None, mapped) -> Key | None:
+        expr = strip(expr)
+        if expr is None:
+            return None
+        key = self.key(expr, path, function)
+        if key is not None:
+            return key if key in mapped else None
+        if expr.kind == BINARY and expr.op in "+-":
+            return (self._pointer_root(expr.children[0], path, function, mapped)
+                    or self._pointer_root(expr.children[1], path, function, mapped))
+        if expr.kind == UNARY and expr.op == "&" and strip(expr.children[0]).kind == SUBSCRIPT:
+            return self._pointer_root(strip(expr.children[0]).children[0], path, function, mapped)
+        return None
+
+    def mapping_of(self, pointer: Expr | None, path: str, function: str | None) -> Mapping | None:
+        """The mapping a pointer expression points into, if it comes from one."""
+        return self._mapped_pointers.get(
+            self._pointer_root(pointer, path, function, self._mapped_pointers))
+
+    def mapping_written_by(self, store: Store) -> Mapping | None:
+        return self.mapping_of(_address_base(store.target), store.span.path, store.function)
+
+    @cached_property
+    def stores(self) -> list[Store]:
+        result = []
+        for facts in self.files.values():
+            for a in facts.assignments:
+                target = strip(a.target)
+                if _is_store_through_pointer(target):
+                    result.append(Store(a.target, a.span, a.function, a.loops, a.op))
+        for call in self.calls(*STORE_CALLS):
+            index = STORE_CALLS[call.callee]
+            if call.args and len(call.args) > index:
+                target = Expr(UNARY, call.args[index].text, "*", (call.args[index],))
+                result.append(Store(target, call.span, call.function, call.loops, call.callee))
+        return result
+
+    def stream_opened_by(self, call: Call) -> Key | None:
+        """The variable a fopen/fdopen/freopen leaves its stream in."""
+        index = STREAM_OPENS[call.callee]
+        lvalue = call.result if index is None else call.arg(index)
+        return self.key(lvalue, call.span.path, call.function)
+
+    def first_use(self, variable: Key, after: Call) -> Call | None:
+        """The first call after `after`, in its function, that is handed `variable`."""
+        later = sorted((c for c in self._calls_in.get((after.span.path, after.function), ())
+                        if (c.span.line, c.span.column) > (after.span.line, after.span.column)),
+                       key=lambda c: (c.span.line, c.span.column))
+        for call in later:
+            if any(self.key(a, call.span.path, call.function) == variable for a in call.args or ()):
+                return call
+        return None
+
+    # -- how a value changes per iteration ------------------------------------------------
+
+    def variation(self, expr: Expr | None, path: str, function: str | None, loops: tuple[int, ...],
+                  address: bool = False) -> int:
+        """INVARIANT, AFFINE or SCATTERED: how `expr` moves across iterations of the whole loop
+        nest it sits in.  With address=True, `expr` is an lvalue and subscripts index it
+        (p[i] walks p) instead of loading from it (idx[i] is data)."""
+        loop_spans = [self.loop(path, i).span for i in loops[:1]]
+        return _Variation(self, path, function, loop_spans).of(expr, address)
+
+
+_ARITHMETIC = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "|": lambda a, b: a | b,
+    "&": lambda a, b: a & b, "/": lambda a, b: a // b if b else None,
+}
+
+
+def constant(expr: Expr | None) -> int | None:
+    """The integer value of a constant expression (`16 << 20`, `4096 * 4`), else None."""
+    expr = strip(expr)
+    if expr is None:
+        return None
+    if expr.value is not None:
+        return expr.value
+    if expr.kind == NAME:
+        return constants.ALL_CONSTANTS.get(expr.op)
+    if expr.kind == BINARY and expr.op in _ARITHMETIC:
+        left, right = (constant(k) for k in expr.children)
+        if left is not None and right is not None:
+            return _ARITHMETIC[expr.op](left, right)
+    return None
+
+
+def _address_base(target: Expr) -> Expr | None:
+    """The pointer an lvalue writes through: p in p[i], *(p + i), p[i].field, *q."""
+    target = strip(target)
+    while target is not None:
+        if target.kind == SUBSCRIPT:
+            return target.children[0]
+        if target.kind == UNARY and target.op == "*":
+            return target.children[0]
+        if target.kind == MEMBER:
+            target = None if _through_pointer(target) else strip(target.children[0])
+            continue
+        return None
+    return None
+
+
+def _through_pointer(member: Expr) -> bool:
+    """p->f rather than s.f."""
+    return "".join(member.text.split()).endswith("->" + member.op)
+
+
+def _is_store_through_pointer(target: Expr | None) -> bool:
+    return target is not None and _address_base(target) is not None
+
+
+class _Variation:
+    """Classifies expressions by how they vary across the iterations of one loop nest."""
+
+    ORDER_PRESERVING = {"+", "-"}
+    SCALING = {"*", "<<", "/"}   # by a loop-invariant factor, a stride
+
+    def __init__(self, program: Program, path: str, function: str | None, loop_spans: list[Span]):
+        self.program, self.path, self.function = program, path, function
+        self.loop_spans = loop_spans
+        self.visiting: set[Key] = set()
+
+    def of(self, expr: Expr | None, address: bool = False) -> int:
+        expr = strip(expr)
+        if expr is None or expr.kind in (INT, "string"):
+            return INVARIANT
+        kids = expr.children
+        if expr.kind == CALL:
+            return SCATTERED    # hash(), rand(), a lookup: data-dependent by assumption
+        if expr.kind == SUBSCRIPT:
+            base, index = self.of(kids[0], address), self.of(kids[1])
+            if address:
+                return max(base, index)
+            return SCATTERED if max(base, index) != INVARIANT else INVARIANT
+        if expr.kind == UNARY:
+            inner = self.of(kids[0], address and expr.op == "*") if kids else INVARIANT
+            if expr.op == "*" and not address:
+                return SCATTERED if inner != INVARIANT else INVARIANT
+            return inner
+        if expr.kind == BINARY:
+            left, right = (self.of(k) for k in kids)
+            if expr.op in self.ORDER_PRESERVING:
+                return max(left, right)
+            if expr.op in self.SCALING:
+                return max(left, right) if INVARIANT in (left, right) else SCATTERED
+            return INVARIANT if left == right == INVARIANT else SCATTERED
+        if expr.kind == COND:
+            return max(self.of(k) for k in kids)
+        if expr.kind == MEMBER and address:
+            # s.f walks with s; p->f walks with the pointer value p
+            return self.of(kids[0]) if _through_pointer(expr) else self.of(kids[0], address=True)
+        if expr.kind in (NAME, MEMBER):
+            return self._variable(expr)
+        return max((self.of(k) for k in kids), default=INVARIANT)
+
+    def _variable(self, expr: Expr) -> int:
+        key = self.program.key(expr, self.path, self.function)
+        if key is None:
+            return INVARIANT
+        if key in self.visiting:
+            return SCATTERED    # a recurrence other than x = x +/- step (an LCG, a hash chain)
+        in_loop = [a for a in self.program.assignments_to(key) if self._inside(a.span)]
+        if not in_loop:
+            return INVARIANT
+        self.visiting.add(key)
+        try:
+            return max(self._update(a) for a in in_loop)
+        finally:
+            self.visiting.discard(key)
+
+    def _update(self, a: Assignment) -> int:
+        if a.op in ("++", "--", "+=", "-=") or self._steps(a):
+            return AFFINE        # a counter or an append cursor: monotonic, sequential
+        if a.op == "=":
+            return self.of(a.value)
+        return SCATTERED         # *=, %=, ^=, <<= ...: the next value jumps
+
+    def _steps(self, a: Assignment) -> bool:
+        """x = x + step / x = x - step: a cursor written the long way."""
+        value = strip(a.value)
+        if a.op != "=" or value is None or value.kind != BINARY or value.op not in "+-":
+            return False
+        target = self.program.key(a.target, a.span.path, a.function)
+        keys = [self.program.key(k, a.span.path, a.function) for k in value.children]
+        return target in keys and all(self.of(k) == INVARIANT for k, kk in zip(value.children, keys)
+                                      if kk != target)
+
+    def _inside(self, span: Span) -> bool:
+        if span.path != self.path:
+            return False
+        if not self.loop_spans:
+            return False
+        return any((s.line, s.column) <= (span.line, span.column) and
+                   (span.end_line, span.end_column) <= (s.end_line, s.end_column)
+                   for s in self.loop_spans)
