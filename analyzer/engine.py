@@ -9,6 +9,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from . import suppressions
+from .compdb import CompdbError, CompilationDatabase
 from .facts import FileFacts, FrontendError, FrontendOptions
 from .findings import FileError, Finding, Report
 from .program import Program
@@ -98,41 +99,54 @@ def read_source(path: str, max_size: int) -> bytes:
     return data
 
 
-def parse_file(path: str, settings: Settings, callees: frozenset[str]) -> FileFacts | FileError:
+def parse_file(path: str, settings: Settings, callees: frozenset[str],
+               compile_args: tuple[str, ...] | None = None) -> FileFacts | FileError:
     """Facts for one file from the frontend the settings ask for (auto: clang, else tree-sitter)."""
-    from .frontends import clang, treesitter   # imported in the worker: libclang loads lazily
-    from .compdb import CompdbError, compile_args_for
+    from .frontends import treesitter
     try:
         source = read_source(path, settings.max_file_size)
         options = FrontendOptions(argument_callees=callees, include_dirs=settings.include_dirs,
-                                  defines=settings.defines, language=language_of(path))
+                                  defines=settings.defines, compile_args=compile_args,
+                                  language=language_of(path))
         if settings.frontend == "tree-sitter":
             return treesitter.parse(path, source, options)
-        note = ""
+        from .frontends import clang    # libclang loads only when it is used
         try:
-            options.compile_args = compile_args_for(path, settings.compile_commands)
-        except CompdbError as exc:
-            note = f" ({exc}; using GNU defaults)"
-        try:
-            facts = clang.parse(path, source, options)
-            return replace(facts, reason=facts.reason + note) if note else facts
+            return clang.parse(path, source, options)
         except FrontendError as exc:
             if settings.frontend == "clang":
                 raise
             facts = treesitter.parse(path, source, options)
-            return replace(facts, reason=f"tree-sitter: clang could not parse it ({exc}){note}")
+            return replace(facts, reason=f"tree-sitter: clang could not parse it ({exc})")
     except FrontendError as exc:
         return FileError(path, str(exc))
 
 
-def _parse_many(files: list[str], settings: Settings, callees: frozenset[str]) -> list:
+def _compile_args(files: list[str], settings: Settings, errors: list[FileError]) -> list:
+    """Each file's compile_commands.json arguments (None: no entry); a malformed database is
+    reported once and the files it should have covered get GNU defaults."""
+    if settings.frontend == "tree-sitter":
+        return [None] * len(files)
+    database = CompilationDatabase()
+    found = []
+    for path in files:
+        try:
+            found.append(database.arguments(path, settings.compile_commands))
+        except CompdbError as exc:
+            location = database.find(path, settings.compile_commands) or path
+            errors.append(FileError(location, str(exc).removeprefix(f"{location}: ")))
+            found.append(None)
+    return found
+
+
+def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], args: list) -> list:
     jobs = settings.jobs or os.cpu_count() or 1
     if jobs == 1 or len(files) < 2:
-        return [parse_file(f, settings, callees) for f in files]
+        return [parse_file(f, settings, callees, a) for f, a in zip(files, args)]
     with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
         chunk = max(1, len(files) // (jobs * 8))
         return list(pool.map(parse_file, files, [settings] * len(files), [callees] * len(files),
-                             chunksize=chunk))
+                             args, chunksize=chunk))
 
 
 def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule] | None = None) -> Report:
@@ -142,7 +156,8 @@ def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule]
     report = Report(errors=errors)
     callees = frozenset().union(*(r.callees for r in rules))
     parsed = []
-    for result in _parse_many(files, settings, callees):
+    args = _compile_args(files, settings, report.errors)
+    for result in _parse_many(files, settings, callees, args):
         if isinstance(result, FileError):
             report.errors.append(result)
         else:

@@ -104,16 +104,22 @@ class Call:
     result: Expr | None = None             # lvalue the result is assigned/initialised to
     macro: str | None = None               # function-like macro the call was expanded from
     via_field: bool = False                # called through a struct field / pointer (ops->queue())
+    target: str | None = None              # qualified name of the callee, when the frontend resolved it
 
     def arg(self, index: int) -> Expr | None:
         """The index-th argument, when arguments were recorded and there are enough."""
         return self.args[index] if self.args is not None and len(self.args) > index else None
 
 
+# Assignment.op of a range-for's variable, bound to each element of the range in turn.
+RANGE_ELEMENT = ":"
+
+
 @dataclass(frozen=True)
 class Assignment:
     """`target op value`: plain and compound assignments, initialised declarations
-    (op "="), and ++/-- (op "++"/"--", value None)."""
+    (op "="), ++/-- (op "++"/"--", value None), and a range-for's variable
+    (`for (auto x : v)`: target x, op RANGE_ELEMENT, value v, inside the loop)."""
 
     target: Expr
     op: str
@@ -164,6 +170,6 @@ class FrontendError(Exception):
 
 __all__ = [
     "Span", "Expr", "Function", "Loop", "Call", "Assignment", "FieldBinding", "FileFacts",
-    "FrontendOptions", "FrontendError", "strip",
+    "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT",
     "INT", "NAME", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

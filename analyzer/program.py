@@ -14,12 +14,15 @@ from typing import Iterable, Iterator
 
 from . import constants
 from .findings import Related
-from .facts import (BINARY, CALL, COND, INT, MEMBER, NAME, SUBSCRIPT, UNARY, Assignment, Call, Expr,
-                    FileFacts, Function, Loop, Span, strip)
+from .facts import (BINARY, CALL, COND, INT, MEMBER, NAME, RANGE_ELEMENT, SUBSCRIPT, UNARY,
+                    Assignment, Call, Expr, FileFacts, Function, Loop, Span, strip)
 
 # A variable's identity: a local of one function, a global, or a struct field (by field name:
 # `db->fd` in one function and `env->fd` in another are taken to be the same descriptor field).
 Key = tuple
+
+# In a flag set: some of the flags could not be known.
+UNKNOWN = "?"
 
 # How an address or index changes from one iteration to the next.
 INVARIANT, AFFINE, SCATTERED = 0, 1, 2
@@ -152,6 +155,8 @@ class Program:
         """The function definitions a call may run: same-file definitions first, and the
         functions bound to a struct field when the call goes through one."""
         defined = self._functions.get(call.callee, [])
+        if call.target is not None:     # the frontend knew which one (clang: C++ overloads, methods)
+            defined = [d for d in defined if d[1].qualified == call.target]
         local = [d for d in defined if d[0] == call.span.path]
         targets = local or list(defined)
         if call.via_field:
@@ -214,12 +219,13 @@ class Program:
     # -- flags ------------------------------------------------------------------------------
 
     def flags(self, expr: Expr | None, family: dict[str, int], path: str, function: str | None,
-              _seen: frozenset = frozenset()) -> frozenset[str] | None:
+              _seen: frozenset = frozenset()) -> frozenset[str]:
         """The flag names an expression may carry, following variables it was built in
-        (`int flags = O_RDWR; flags |= O_DSYNC;`).  None when some part cannot be known."""
+        (`int flags = O_RDWR; flags |= O_DSYNC;`).  Contains UNKNOWN when some part cannot be
+        known (a parameter, `fcntl(fd, F_GETFL)`), beside the names that are known."""
         expr = strip(expr)
         if expr is None:
-            return None
+            return frozenset({UNKNOWN})
         if expr.kind == NAME and expr.op in family:
             return frozenset({expr.op})
         if expr.kind == INT or (expr.value is not None and expr.kind != NAME):
@@ -230,33 +236,21 @@ class Program:
             parts = expr.children[1:] if expr.kind == COND else expr.children
             if expr.kind == BINARY and expr.op == "&":
                 parts = expr.children[:1]   # x & ~F keeps at most what x had
-            found: set[str] = set()
-            for part in parts:
-                names = self.flags(part, family, path, function, _seen)
-                if names is None:
-                    return None
-                found |= names
-            return frozenset(found)
+            return frozenset().union(*(self.flags(p, family, path, function, _seen) for p in parts))
         key = self.key(expr, path, function)
         if key is not None and key not in _seen:
-            assignments = [a for a in self.assignments_to(key) if a.value is not None]
+            assignments = [a for a in self.assignments_to(key)
+                           if a.value is not None and a.op in ("=", "|=", "+=")]
             if assignments:
-                found = set()
-                for a in assignments:
-                    names = self.flags(a.value, family, a.span.path, a.function, _seen | {key})
-                    if names is None:
-                        return None
-                    if a.op in ("=", "|=", "+="):
-                        found |= names
-                return frozenset(found)
+                return frozenset().union(*(
+                    self.flags(a.value, family, a.span.path, a.function, _seen | {key})
+                    for a in assignments))
         if expr.kind == NAME and expr.value is not None:
             return frozenset(constants.decode(expr.value, family))
-        return None
+        return frozenset({UNKNOWN})
 
-    # -- descriptors, mappings, streams -------------------------------------------------------
-
-    def call_flags(self, call: Call, index: int, family: dict[str, int]) -> frozenset[str] | None:
-        """The flag names of one argument of a call (None when they cannot be known)."""
+    def call_flags(self, call: Call, index: int, family: dict[str, int]) -> frozenset[str]:
+        """The flag names of one argument of a call (with UNKNOWN where they cannot be known)."""
         return self.flags(call.arg(index), family, call.span.path, call.function)
 
     @cached_property
@@ -265,13 +259,11 @@ class Program:
         result = []
         for call in self.calls(*OPEN_CALLS):
             flags = self.call_flags(call, OPEN_CALLS[call.callee], constants.OPEN_FLAGS)
-            result.append(Open(call, self.key(call.result, call.span.path, call.function),
-                               flags or frozenset()))
+            result.append(Open(call, self.key(call.result, call.span.path, call.function), flags))
         for call in self.calls("fcntl"):
-            if "F_SETFL" in (self.call_flags(call, 1, constants.FCNTL_COMMANDS) or ()):
+            if "F_SETFL" in self.call_flags(call, 1, constants.FCNTL_COMMANDS):
                 flags = self.call_flags(call, 2, constants.OPEN_FLAGS)
-                result.append(Open(call, self.key(call.arg(0), call.span.path, call.function),
-                                   flags or frozenset()))
+                result.append(Open(call, self.key(call.arg(0), call.span.path, call.function), flags))
         return result
 
     def opens_of(self, descriptor: Expr | None, path: str, function: str | None) -> list[Open]:
@@ -284,8 +276,8 @@ class Program:
             call=call,
             pointer=self.key(call.result, call.span.path, call.function),
             length=call.arg(1),
-            prot=self.call_flags(call, 2, constants.PROT_FLAGS) or frozenset(),
-            flags=self.call_flags(call, 3, constants.MAP_FLAGS) or frozenset(),
+            prot=self.call_flags(call, 2, constants.PROT_FLAGS),
+            flags=self.call_flags(call, 3, constants.MAP_FLAGS),
             descriptor=call.arg(4),
         ) for call in self.calls(*MMAP_CALLS)]
 
@@ -481,6 +473,8 @@ class _Variation:
             self.visiting.discard(key)
 
     def _update(self, a: Assignment) -> int:
+        if a.op == RANGE_ELEMENT:
+            return SCATTERED     # each iteration's element is data
         if a.op in ("++", "--", "+=", "-=") or self._steps(a):
             return AFFINE        # a counter or an append cursor: monotonic, sequential
         if a.op == "=":

@@ -44,7 +44,7 @@ transactions and msync once per commit, or write the records with `write()` to
 a descriptor and `fdatasync()` per group.
 """
 from mmaplint.analyzer.constants import MSYNC_FLAGS
-from mmaplint.analyzer.program import Program, constant
+from mmaplint.analyzer.program import UNKNOWN, Program, constant
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML001"
@@ -59,12 +59,12 @@ REPRODUCER = "corpus/msync_per_page"
 def check(program: Program):
     for call in program.calls("msync"):
         flags = program.call_flags(call, 2, MSYNC_FLAGS)
-        if flags is not None and "MS_SYNC" not in flags:
+        if not flags & {"MS_SYNC", UNKNOWN}:
             continue
         hot = program.call_per_iteration(call)
         if hot is None:
             continue
-        spelled = "msync(MS_SYNC)" if flags else "msync() (flags not known to be MS_ASYNC)"
+        spelled = "msync(MS_SYNC)" if "MS_SYNC" in flags else "msync() (flags not known to lack MS_SYNC)"
         if call.macro:
             spelled += f" from macro {call.macro}"
         yield Hit(

@@ -79,7 +79,7 @@ def _unbuffered_streams(program: Program) -> dict:
     found = {}
     for call in program.calls("setvbuf", "setbuf"):
         if call.callee == "setvbuf":
-            unbuffers = "_IONBF" in (program.call_flags(call, 2, STDIO_MODES) or ())
+            unbuffers = "_IONBF" in program.call_flags(call, 2, STDIO_MODES)
         else:
             unbuffers = _is_null(call.arg(1))
         key = program.key(call.arg(0), call.span.path, call.function)

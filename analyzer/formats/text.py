@@ -25,8 +25,8 @@ def _excerpt(f: Finding, context: FormatContext) -> list[str]:
         return []
     text = lines[f.span.line - 1].expandtabs(1)
     width = len(str(f.span.line))
-    end = f.span.end_column if f.span.end_line == f.span.line else len(text) + 1
-    carets = "^" * max(1, end - f.span.column)
+    last = f.span.end_column if f.span.end_line == f.span.line else len(text)   # inclusive
+    carets = "^" * max(1, last - f.span.column + 1)
     gutter = _paint(" " * width + " |", "gutter", context)
     return [gutter,
             _paint(f"{f.span.line} |", "gutter", context) + f" {text}",

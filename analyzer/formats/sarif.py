@@ -1,0 +1,135 @@
+"""`--format sarif`: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+
+One run; every installed rule in tool.driver with its documentation; artifact URIs relative
+to `%SRCROOT%` (the report root, given absolutely in originalUriBaseIds) so that code
+scanning can place them; partialFingerprints from :mod:`mmaplint.analyzer.fingerprints`.
+Files that could not be analyzed become tool execution notifications.
+"""
+from __future__ import annotations
+
+import json
+import os
+from importlib.metadata import PackageNotFoundError, metadata
+from pathlib import Path
+from urllib.parse import quote
+
+from ..facts import Span
+from ..findings import Finding, Report
+from ..fingerprints import FINGERPRINT_KEY, for_report, relative_posix
+from ..registry import Rule
+from . import FormatContext
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+LEVELS = {"error": "error", "warning": "warning", "note": "note"}
+
+
+def _information_uri() -> str:
+    try:
+        return metadata("mmaplint")["Home-page"] or ""
+    except PackageNotFoundError:
+        return ""
+
+
+def _sentence(text: str) -> str:
+    """SARIF viewers expect messages to be sentences."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _section(doc: str, title: str) -> str:
+    """The text of a `## title` section of a rule's markdown doc, paragraphs joined."""
+    lines, inside = [], False
+    for line in doc.splitlines():
+        if line.startswith("## "):
+            inside = line[3:].strip().lower() == title.lower()
+        elif inside:
+            lines.append(line)
+    return " ".join(" ".join(lines).split())
+
+
+def rule_descriptor(rule: Rule) -> dict:
+    properties: dict = {"origin": rule.origin}
+    if rule.reproducer:
+        properties.update(reproducer=rule.reproducer, confirm=rule.confirm)
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": _sentence(rule.summary)},
+        "fullDescription": {"text": _sentence(_section(rule.doc, "What it does") or rule.summary)},
+        "help": {"text": _sentence(rule.help), "markdown": rule.doc or rule.help},
+        "defaultConfiguration": {"level": LEVELS[rule.severity], "enabled": rule.default},
+        "properties": properties,
+    }
+
+
+def _artifact(path: str, root: str) -> dict:
+    relative = relative_posix(path, root)
+    if relative is None:
+        return {"uri": Path(os.path.abspath(path)).as_uri()}
+    return {"uri": quote(relative), "uriBaseId": SRCROOT}
+
+
+def _location(span: Span, root: str, message: str | None = None) -> dict:
+    region = {"startLine": span.line, "startColumn": span.column}
+    if span.end_line >= span.line:
+        region["endLine"] = span.end_line
+        if span.end_line > span.line or span.end_column >= span.column:
+            region["endColumn"] = span.end_column + 1    # SARIF's end column is exclusive
+    location: dict = {"physicalLocation": {"artifactLocation": _artifact(span.path, root),
+                                           "region": region}}
+    if message:
+        location["message"] = {"text": _sentence(message)}
+    return location
+
+
+def _result(finding: Finding, index: int, fingerprint: str, root: str) -> dict:
+    result = {
+        "ruleId": finding.rule,
+        "ruleIndex": index,
+        "level": LEVELS[finding.severity],
+        "message": {"text": _sentence(finding.message)},
+        "locations": [_location(finding.span, root)],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+        "properties": {"frontend": finding.frontend},
+    }
+    if finding.related:
+        result["relatedLocations"] = [dict(id=n, **_location(r.span, root, r.message))
+                                      for n, r in enumerate(finding.related, 1)]
+    if finding.reproducer:
+        result["properties"].update(reproducer=finding.reproducer, confirm=finding.confirm,
+                                    params=dict(finding.params))
+    return result
+
+
+def build(report: Report, context: FormatContext) -> dict:
+    rules = sorted(context.rules.values(), key=lambda r: r.id)
+    index = {rule.id: n for n, rule in enumerate(rules)}
+    prints = for_report(report.findings, context)
+    root_uri = Path(os.path.abspath(context.root)).as_uri().rstrip("/") + "/"
+    notifications = [{"level": "error", "message": {"text": _sentence(error.message)},
+                      "locations": [{"physicalLocation": {
+                          "artifactLocation": _artifact(error.path, context.root)}}]}
+                     for error in report.errors]
+    driver = {"name": "mmaplint", "version": context.version, "semanticVersion": context.version,
+              "rules": [rule_descriptor(rule) for rule in rules]}
+    if _information_uri():
+        driver["informationUri"] = _information_uri()
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": driver},
+            "invocations": [{"executionSuccessful": True,
+                             "toolExecutionNotifications": notifications}],
+            "originalUriBaseIds": {SRCROOT: {"uri": root_uri}},
+            "columnKind": "unicodeCodePoints",
+            "results": [_result(f, index[f.rule], prints[f], context.root) for f in report.findings],
+            "properties": {"frontends": sorted({f.frontend for f in report.findings}),
+                           "analyzed": len(report.analyzed)},
+        }],
+    }
+
+
+def render(report: Report, context: FormatContext) -> str:
+    return json.dumps(build(report, context), indent=2) + "\n"
