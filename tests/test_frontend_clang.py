@@ -1,0 +1,192 @@
+from pathlib import Path
+
+import pytest
+
+from mmaplint.analyzer.facts import (BINARY, CAST, INT, MEMBER, NAME, RANGE_ELEMENT, FileFacts, FrontendError,
+                                     FrontendOptions)
+from mmaplint.analyzer.frontends import clang
+from mmaplint.analyzer.frontends.clang_includes import builtin_include_dir
+
+WANTED = frozenset({"msync", "open", "mmap", "SYNC_PAGE"})
+
+
+def parse(tmp_path: Path, code: str | bytes, name: str = "t.c", **options: object) -> FileFacts:
+    path = tmp_path / name
+    source = code if isinstance(code, bytes) else code.encode()
+    path.write_bytes(source)
+    language = "c++" if name.endswith(".cpp") else "c"
+    return clang.parse(str(path), source, FrontendOptions(argument_callees=WANTED, language=language, **options))
+
+
+C_CODE = """\
+#include <stddef.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#define SYNC_PAGE(x) msync((x), 4096, MS_SYNC)
+struct ops { int (*queue)(int); int (*flush)(int); };
+static int q(int n) { return n; }
+static struct ops by_name = { .queue = q };
+static struct ops by_position = { q, q };
+void run(const char *path, size_t n) {
+    int flags = O_RDWR;
+    flags |= O_CREAT;
+    int fd = open(path, O_RDWR | O_DSYNC);
+    char *p = (char *)mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    for (size_t i = 0; i < n; i++) {
+        /* two-line
+           comment */
+        while (q(q((int)i)))
+            SYNC_PAGE(p + i);
+    }
+    do { n--; } while (n > 0);
+}
+"""
+
+
+@pytest.fixture
+def c_facts(tmp_path: Path) -> FileFacts:
+    return parse(tmp_path, C_CODE)
+
+
+def test_functions_loops_and_reason(c_facts: FileFacts) -> None:
+    assert c_facts.frontend == "clang" and "GNU defaults" in c_facts.reason
+    assert [f.qualified for f in c_facts.functions] == ["q", "run"]
+    assert {"path", "n", "flags", "fd", "p", "i"} <= c_facts.functions[1].locals
+    assert [(loop.kind, loop.span.line, loop.function) for loop in c_facts.loops] == [
+        ("for", 14, "run"), ("while", 17, "run"), ("do", 20, "run")]
+    assert c_facts.lines == 21
+
+
+def test_calls_nested_with_loops(c_facts: FileFacts) -> None:
+    calls = [(call.callee, call.span.line, call.loops) for call in c_facts.calls]
+    assert calls == [("open", 12, ()), ("mmap", 13, ()), ("q", 17, (0, 1)), ("q", 17, (0, 1)),
+                     ("msync", 18, (0, 1))]
+    assert c_facts.calls[2].target == "q" and c_facts.calls[2].args is None
+
+
+def test_flag_spellings_values_and_result(c_facts: FileFacts) -> None:
+    open_call = c_facts.calls[0]
+    flags = open_call.args[1]
+    assert (flags.kind, flags.op) == (BINARY, "|")
+    assert [(c.kind, c.op, c.value) for c in flags.children] == [(NAME, "O_RDWR", 2), (NAME, "O_DSYNC", 0o10000)]
+    assert flags.value == 0o10002
+    assert (open_call.result.kind, open_call.result.op) == (NAME, "fd")
+    mmap_call = c_facts.calls[1]
+    assert (mmap_call.result.kind, mmap_call.result.op) == (NAME, "p")
+    assert mmap_call.args[0].op == "NULL" and mmap_call.args[3].op == "MAP_SHARED"
+
+
+def test_macro_expanded_msync(c_facts: FileFacts) -> None:
+    msync = c_facts.calls[-1]
+    assert msync.macro == "SYNC_PAGE"
+    assert (msync.span.line, msync.span.column, msync.span.end_column) == (18, 13, 28)
+    pointer, length, sync = msync.args
+    assert (pointer.kind, pointer.op, [c.op for c in pointer.children]) == (BINARY, "+", ["p", "i"])
+    assert (length.kind, length.value) == (INT, 4096)
+    assert sync.value == 4   # MS_SYNC, spelled inside the macro's body
+
+
+def test_assignments(c_facts: FileFacts) -> None:
+    found = [(a.target.op, a.op, a.value.op if a.value else None, a.span.line, a.loops) for a in c_facts.assignments]
+    assert ("by_name", "=", "", 7, ()) in found
+    assert ("flags", "=", "O_RDWR", 10, ()) in found
+    assert ("flags", "|=", "O_CREAT", 11, ()) in found
+    assert ("i", "=", "", 14, ()) in found          # the init clause is outside the loop
+    assert ("i", "++", None, 14, (0,)) in found
+    assert ("n", "--", None, 20, (2,)) in found
+    cast = next(a.value for a in c_facts.assignments if a.target.op == "p")
+    assert (cast.kind, cast.op) == (CAST, "char *")
+
+
+def test_field_bindings_designated_and_positional(c_facts: FileFacts) -> None:
+    assert [(b.field, b.function, b.span.line) for b in c_facts.field_bindings] == [
+        ("queue", "q", 7), ("queue", "q", 8), ("flush", "q", 8)]
+
+
+def test_comments_one_entry_per_line(c_facts: FileFacts) -> None:
+    assert c_facts.comments == ((15, "/* two-line"), (16, "           comment */"))
+
+
+CPP_CODE = """\
+#include <vector>
+namespace store {
+struct Mapping {
+    std::vector<char *> pages;
+    void flush(int n) { sync(n); this->sync(n); }
+    void sync(int n);
+};
+void Mapping::sync(int n) {
+    for (char *page : pages)
+        n += page != nullptr;
+    auto each = [&](int k) { flush(k); };
+    each(n);
+}
+}
+void use(store::Mapping *m) { m->flush(1); }
+"""
+
+
+def test_cpp_methods_range_for_and_calls(tmp_path: Path) -> None:
+    facts = parse(tmp_path, CPP_CODE, "t.cpp")
+    assert [f.qualified for f in facts.functions] == ["store::Mapping::flush", "store::Mapping::sync", "use"]
+    assert [(loop.kind, loop.span.line) for loop in facts.loops] == [("range-for", 9)]
+    calls = [(c.callee, c.function, c.via_field, c.target) for c in facts.calls]
+    assert calls == [
+        ("sync", "store::Mapping::flush", False, "store::Mapping::sync"),
+        ("sync", "store::Mapping::flush", True, "store::Mapping::sync"),
+        ("flush", "store::Mapping::sync", False, "store::Mapping::flush"),   # inside the lambda
+        ("each", "store::Mapping::sync", False, None),
+        ("flush", "use", True, "store::Mapping::flush"),
+    ]
+    element = next(a for a in facts.assignments if a.op == RANGE_ELEMENT)
+    assert (element.target.op, element.value.kind, element.value.op, element.loops) == ("page", NAME, "pages", (0,))
+    plus = next(a for a in facts.assignments if a.op == "+=")
+    assert plus.loops == (0,)
+
+
+def test_member_result(tmp_path: Path) -> None:
+    facts = parse(tmp_path, "#include <sys/mman.h>\nstruct m { void *base; };\n"
+                            "void f(struct m *m) { m->base = mmap(0, 1, 1, 1, 1, 0); }\n")
+    result = facts.calls[0].result
+    assert (result.kind, result.op, result.children[0].op) == (MEMBER, "base", "m")
+
+
+def test_syntax_error_is_a_frontend_error(tmp_path: Path) -> None:
+    with pytest.raises(FrontendError, match=r"^clang: \d+ errors?; first: 1:9: expected parameter declarator$"):
+        parse(tmp_path, "void f( { }\n")
+
+
+def test_missing_header_is_a_frontend_error(tmp_path: Path) -> None:
+    with pytest.raises(FrontendError, match=r"'nowhere\.h' file not found"):
+        parse(tmp_path, '#include "nowhere.h"\nint x;\n')
+
+
+def test_warnings_are_fine(tmp_path: Path) -> None:
+    facts = parse(tmp_path, "int f(void) { int unused; return 1 / 0; }\n")
+    assert [f.name for f in facts.functions] == ["f"]
+
+
+def test_builtin_headers_found_without_clang() -> None:
+    directory = builtin_include_dir()
+    assert directory is not None and (Path(directory) / "stddef.h").is_file()
+
+
+def test_include_dirs_and_defines(tmp_path: Path) -> None:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "cfg.h").write_text("#define FLAGS O_RDWR\n")
+    facts = parse(tmp_path, '#include <fcntl.h>\n#include "cfg.h"\nint g(void) { return open(NAME, FLAGS); }\n',
+                  include_dirs=(str(tmp_path / "inc"),), defines=('NAME="x"',))
+    assert [(a.kind, a.op) for a in facts.calls[0].args] == [(NAME, "NAME"), (NAME, "FLAGS")]
+
+
+def test_compile_args_replace_the_defaults(tmp_path: Path) -> None:
+    code = "#include <fcntl.h>\nint g(void) { return O_DSYNC; }\n"
+    with pytest.raises(FrontendError, match="O_DSYNC"):   # ISO C hides O_DSYNC; GNU defaults show it
+        parse(tmp_path, code, compile_args=("-x", "c", "-std=c11"))
+    facts = parse(tmp_path, code)
+    assert facts.functions[0].name == "g"
+
+
+def test_non_utf8_source(tmp_path: Path) -> None:
+    facts = parse(tmp_path, b"// caf\xe9\nint f(void) { return 0; }\n")
+    assert facts.comments == ((1, "// caf\ufffd"),)
