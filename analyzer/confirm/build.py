@@ -1,0 +1,89 @@
+"""Compiling corpus programs with the system C compiler, cached per (sources, compiler, flags)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfirmError
+from .manifest import COMMON_DIR, Entry, corpus_root
+
+CFLAGS = ("-O2", "-pthread")
+COMPILE_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class Compiler:
+    path: str
+    version: str
+
+
+def _install_hint() -> str:
+    if sys.platform == "darwin":
+        return "install one with `xcode-select --install`"
+    return "install one with `apt-get install gcc` (or your distribution's gcc/clang package), or set CC"
+
+
+def find_compiler() -> Compiler:
+    candidates = [os.environ["CC"]] if os.environ.get("CC") else ["cc", "gcc", "clang"]
+    for name in candidates:
+        path = shutil.which(name)
+        if not path:
+            continue
+        try:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if out.returncode == 0 and out.stdout:
+            return Compiler(path, out.stdout.splitlines()[0].strip())
+    raise ConfirmError(f"no C compiler found (tried {', '.join(candidates)}); {_install_hint()}")
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mmaplint" / "bin"
+
+
+def _sources(entry: Entry) -> dict[str, bytes]:
+    """Relative path -> content of everything the program includes."""
+    root = corpus_root()
+    common = root / COMMON_DIR
+    files = {f"{entry.name}/{entry.source_name}": (root / entry.name / entry.source_name).read_bytes()}
+    for item in common.iterdir():
+        if item.is_file() and item.name.endswith(".h"):
+            files[f"{COMMON_DIR}/{item.name}"] = item.read_bytes()
+    return files
+
+
+def build(entry: Entry, compiler: Compiler) -> Path:
+    """Path of the compiled program, compiling it unless the cache already holds this build."""
+    sources = _sources(entry)
+    digest = hashlib.sha256()
+    for rel in sorted(sources):
+        digest.update(rel.encode() + b"\0" + sources[rel] + b"\0")
+    digest.update(compiler.version.encode() + b"\0" + " ".join(CFLAGS).encode())
+    target = cache_dir() / f"{entry.name}-{digest.hexdigest()[:16]}"
+    if target.is_file() and os.access(target, os.X_OK):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as work:
+        for rel, content in sources.items():
+            path = Path(work) / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        out = Path(work) / entry.name / entry.name
+        cmd = [compiler.path, *CFLAGS, "-o", str(out), str(Path(work) / entry.name / entry.source_name)]
+        try:
+            result = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+        except subprocess.TimeoutExpired as exc:
+            raise ConfirmError(f"compiling {entry.name} took over {COMPILE_TIMEOUT_S} s") from exc
+        if result.returncode != 0:
+            detail = (result.stderr.strip().splitlines() or ["no diagnostics"])[0]
+            raise ConfirmError(f"{compiler.path} failed to compile {entry.name}: {detail}")
+        os.replace(out, target)   # atomic: a concurrent run sees the old build or the new one
+    return target

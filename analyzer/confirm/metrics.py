@@ -1,0 +1,67 @@
+"""The metrics a reproducer's JSON line carries, derived ones, and how each reads."""
+from __future__ import annotations
+
+REQUIRED = ("variant", "wall_s", "user_s", "sys_s", "minflt", "majflt", "nvcsw", "nivcsw",
+            "write_bytes", "syscr", "syscw", "useful_bytes", "ops")
+
+DESCRIPTIONS = {
+    "wall_s": "wall time",
+    "user_s": "user CPU",
+    "sys_s": "system CPU",
+    "minflt": "minor faults",
+    "majflt": "major faults",
+    "nvcsw": "I/O waits (voluntary context switches)",
+    "nivcsw": "preemptions",
+    "write_bytes": "bytes dirtied for the device",
+    "write_amp": "write amplification (write_bytes / useful bytes)",
+    "syscr": "read syscalls",
+    "syscw": "write syscalls",
+    "lat_p50_us": "latency p50",
+    "lat_p99_us": "latency p99",
+    "lat_p999_us": "latency p99.9",
+    "lat_max_us": "latency max",
+}
+
+
+class MetricsError(ValueError):
+    pass
+
+
+def validate(sample: dict) -> dict:
+    missing = [key for key in REQUIRED if key not in sample]
+    if missing:
+        raise MetricsError(f"metrics line lacks {', '.join(missing)}")
+    return sample
+
+
+def value(sample: dict, name: str) -> float | None:
+    """A metric of one run; None when this kernel does not provide it."""
+    if name == "write_amp":
+        written, useful = sample.get("write_bytes"), sample.get("useful_bytes")
+        return written / useful if written is not None and useful else None
+    raw = sample.get(name)
+    return float(raw) if raw is not None else None
+
+
+COUNT_FLOOR = 10.0
+
+
+def floor(name: str) -> float:
+    """Counts get a floor of ten events: a process takes a few faults and context switches of its
+    own, and 3 against 0 is no ratio.  Measured quantities get none."""
+    return 0.0 if name.endswith(("_s", "_us")) or name == "write_amp" else COUNT_FLOOR
+
+
+def format_value(name: str, v: float) -> str:
+    if name.endswith("_s"):
+        return f"{v:.3f} s" if v < 10 else f"{v:.1f} s"
+    if name.endswith("_us"):
+        return f"{v:.1f} us" if v < 1000 else f"{v / 1000:.2f} ms"
+    if name == "write_amp":
+        return f"{v:.2f}x"
+    if name.endswith("_bytes"):
+        for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+            if v >= size:
+                return f"{v / size:.1f} {unit}"
+        return f"{v:.0f} B"
+    return f"{v:.0f}"
