@@ -6,21 +6,28 @@
     mmaplint corpus list           the reproducers
     mmaplint rules                 the rules, as a table
     mmaplint explain MML001        one rule's documentation
+    mmaplint merge A.sarif B.sarif -o OUT.sarif   join SARIF logs (one per --shard) into one run
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
 from mmaplint import __version__
 
+from . import baseline, fingerprints, shard
+from .baseline import BaselineError
+from .changed_lines import DiffError, changed_lines, on_changed_lines
 from .config import FRONTENDS, ConfigError, find_config
-from .engine import Settings, UsageError, analyze, select_rules
+from .engine import Settings, UsageError, analyze, discover, select_rules
 from .formats import FormatContext
+from .merge import MergeError, merge
 from .registry import PluginError, load_formatters, load_rules
+from .shard import ShardError
 
-COMMANDS = ("check", "rules", "explain", "confirm", "corpus")
+COMMANDS = ("check", "rules", "explain", "confirm", "corpus", "merge")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -51,6 +58,14 @@ def _check_parser(formats: list[str]) -> argparse.ArgumentParser:
                    help="say per file which frontend ran and why")
     p.add_argument("--confirm", action="store_true",
                    help="after the check, run each found rule's reproducer here")
+    p.add_argument("--diff", metavar="REF", help="report only findings on lines changed since "
+                   "the git revision REF (work tree against REF)")
+    p.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE "
+                   "(matched by fingerprint, so moved code stays quiet)")
+    p.add_argument("--write-baseline", action="store_true",
+                   help="record this run's findings in the --baseline FILE first")
+    p.add_argument("--shard", metavar="K/N", help="analyze only the K-th of N deterministic parts "
+                   "of the files (a CI matrix; join the SARIF with `mmaplint merge`)")
     _confirm_options(p)
     p.add_argument("--version", action="version", version=f"mmaplint {__version__}")
     return p
@@ -93,11 +108,28 @@ def run_check(argv: list[str]) -> int:
         raise UsageError("no paths given (try `mmaplint check src/`)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.write_baseline and not args.baseline:
+        raise UsageError("--write-baseline needs --baseline FILE")
     config = find_config()
     settings = _settings(args, config)
     available = load_rules()
     rules = select_rules(available, settings.select, settings.ignore)
-    report = analyze(args.paths, settings, rules)
+    paths = args.paths
+    if args.shard:
+        found, missing = discover(args.paths)
+        paths = shard.select(found, *shard.parse(args.shard)) + [e.path for e in missing]
+    changed = changed_lines(args.diff, discover(paths)[0]) if args.diff else None
+    recorded = baseline.read(args.baseline) if args.baseline and not args.write_baseline else None
+    report = analyze(paths, settings, rules)
+    prints = fingerprints.compute(report.findings)
+    if changed is not None:
+        report.findings = on_changed_lines(report.findings, changed)
+    if args.write_baseline:
+        baseline.write(args.baseline, report.findings, prints, ".", __version__)
+        print(f"mmaplint: recorded {len(report.findings)} findings in {args.baseline}", file=sys.stderr)
+        recorded = set(prints.values())
+    if recorded is not None:
+        report.findings = baseline.new_findings(report.findings, prints, recorded)
     if args.verbose:
         if config.source:
             print(f"mmaplint: configuration from {config.source}", file=sys.stderr)
@@ -106,7 +138,7 @@ def run_check(argv: list[str]) -> int:
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         context = FormatContext(rules=available, color=_use_color(args.color, out) and not args.output,
-                                extra={"argv": argv})
+                                extra={"argv": argv, fingerprints.CONTEXT_KEY: prints})
         out.write(formatters[args.format](report, context))
     finally:
         if args.output:
@@ -115,7 +147,7 @@ def run_check(argv: list[str]) -> int:
         code = _confirm_findings(report, args)
         if code:
             return code
-    if not report.analyzed:
+    if not report.analyzed and (paths or not args.shard):   # an empty shard is not an error
         return EXIT_ERROR
     return EXIT_FINDINGS if report.findings and not args.exit_zero else EXIT_CLEAN
 
@@ -201,16 +233,35 @@ def run_corpus(argv: list[str]) -> int:
     return list_corpus(fmt=args.format)
 
 
+def run_merge(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="mmaplint merge", description="Join mmaplint SARIF logs "
+                                "(one per --shard) into one run.")
+    p.add_argument("logs", nargs="+", metavar="SARIF")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the merged log to FILE")
+    args = p.parse_args(argv)
+    text = json.dumps(merge(args.logs), indent=2) + "\n"
+    if not args.output:
+        sys.stdout.write(text)
+        return EXIT_CLEAN
+    try:
+        with open(args.output, "w", encoding="utf-8") as stream:
+            stream.write(text)
+    except OSError as exc:
+        raise MergeError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    return EXIT_CLEAN
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[0] if argv and argv[0] in COMMANDS else "check"
     if argv and argv[0] == command:
         argv = argv[1:]
     handler = {"check": run_check, "rules": run_rules, "explain": run_explain,
-               "confirm": run_confirm_command, "corpus": run_corpus}[command]
+               "confirm": run_confirm_command, "corpus": run_corpus, "merge": run_merge}[command]
     try:
         return handler(argv)
-    except (UsageError, ConfigError, PluginError) as exc:
+    except (UsageError, ConfigError, PluginError, DiffError, BaselineError, ShardError,
+            MergeError) as exc:
         print(f"mmaplint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:

@@ -2,6 +2,7 @@
 Program, run every enabled rule on it, and drop what suppressions and ignores cover."""
 from __future__ import annotations
 
+import inspect
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -25,6 +26,16 @@ BINARY_PROBE = 8192
 
 class UsageError(Exception):
     """A command line or selection that cannot run; one line for the user."""
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What a rule about the run itself (MML100) reads: every file's suppression directives,
+    marked with what they silenced, and the other rules that ran.  A rule whose check takes a
+    `run` parameter gets it, after every other rule has run."""
+
+    directives: dict[str, list[suppressions.Directive]]
+    rules: tuple[Rule, ...]
 
 
 @dataclass(frozen=True)
@@ -166,8 +177,11 @@ def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule]
             report.frontends[result.path] = result.reason
     program = Program(parsed)
     directives = {f.path: suppressions.parse(f.path, f.comments) for f in parsed}
-    for rule in rules:
-        for hit in rule.check(program):
+    late = [r for r in rules if "run" in inspect.signature(r.check).parameters]
+    early = [r for r in rules if r not in late]
+    run = RunState(directives, tuple(early))
+    for rule in early + late:
+        for hit in (rule.check(program, run=run) if rule in late else rule.check(program)):
             finding = Finding(
                 rule=rule.id, name=rule.name, severity=rule.severity, span=hit.span,
                 message=hit.message, frontend=program.file_of(hit.span).frontend,
@@ -175,8 +189,8 @@ def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule]
                 params=tuple(sorted(hit.params.items())))
             if _ignored_for_path(finding, settings):
                 continue
-            if suppressions.suppressing(directives.get(hit.span.path, []), hit.span.line,
-                                        rule.id, rule.name):
+            if rule not in late and suppressions.suppressing(
+                    directives.get(hit.span.path, []), hit.span.line, rule.id, rule.name):
                 continue
             report.findings.append(finding)
     report.directives = directives

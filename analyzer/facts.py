@@ -16,7 +16,8 @@ Conventions every frontend follows:
   (``FrontendOptions.argument_callees``), which keeps big files cheap.
 * ``loops`` lists the ids of the loops enclosing a fact *within its function*,
   outermost first.  A for-loop's init clause is outside the loop; its
-  condition, increment and body are inside it.
+  condition, increment and body are inside it.  `do { ... } while (0)`, the
+  wrapper of statement-like macros, runs once and is not a loop.
 """
 from __future__ import annotations
 

@@ -30,6 +30,18 @@ CLASS_NAMES = {INVARIANT: "loop-invariant", AFFINE: "sequential", SCATTERED: "sc
 
 OPEN_CALLS = {"open": 1, "open64": 1, "openat": 2, "openat64": 2, "shm_open": 1}
 MMAP_CALLS = {"mmap", "mmap64"}
+# A loop that calls one of these waits or parses options: it does not repeat I/O work fast
+# enough for a per-iteration cost to matter.
+NOT_HOT_LOOP_CALLS = {
+    "sleep", "usleep", "nanosleep", "clock_nanosleep", "poll", "ppoll", "select", "pselect",
+    "epoll_wait", "epoll_pwait", "pthread_cond_wait", "pthread_cond_timedwait", "sem_wait",
+    "sem_timedwait", "getopt", "getopt_long", "getopt_long_only",
+}
+MAX_CALL_DEPTH = 2
+# Calls whose result is a descriptor of a regular file; a mapping of a descriptor that comes
+# from anything else (memfd_create, io_uring_setup, socket, shm_open) is not file-backed.
+FILE_OPENERS = {"open", "open64", "openat", "openat64", "creat", "creat64", "dup", "dup2", "dup3",
+                "fileno", "mkstemp", "mkostemp", "mkstemps", "mkostemps", "fcntl"}
 STREAM_OPENS = {"fopen": None, "fopen64": None, "fdopen": None, "freopen": 2, "freopen64": 2}
 STORE_CALLS = {"memset": 0, "memcpy": 0, "memmove": 0, "strcpy": 0, "strncpy": 0, "bcopy": 1}
 
@@ -72,6 +84,7 @@ class Mapping:
     prot: frozenset[str]
     flags: frozenset[str]
     descriptor: Expr | None
+    regular_file: bool = True         # the descriptor is not known to come from a non-file
 
     @property
     def shared(self) -> bool:
@@ -83,7 +96,7 @@ class Mapping:
 
     @property
     def file_backed(self) -> bool:
-        return not self.flags & {"MAP_ANONYMOUS", "MAP_ANON"}
+        return self.regular_file and not self.flags & {"MAP_ANONYMOUS", "MAP_ANON"}
 
 
 @dataclass(frozen=True)
@@ -141,9 +154,13 @@ class Program:
         if expr.kind == NAME:
             if function is not None and expr.op in self._locals.get((path, function), ()):
                 return ("local", path, function, expr.op)
+            if function is not None and "::" in function:
+                return ("field", path, expr.op)     # in a C++ method, `fd_` is this->fd_
             return ("global", expr.op)
         if expr.kind == MEMBER:
-            return ("field", expr.op)
+            # Without types, a field is known only by its name; keeping it to one file stops
+            # zlib's s->head from being taken for a mapping stored in another file's m->head.
+            return ("field", path, expr.op)
         return None
 
     def assignments_to(self, key: Key | None) -> list[Assignment]:
@@ -175,23 +192,48 @@ class Program:
                 for a in assignments:
                     value = strip(a.value)
                     if a.op == "=" and value is not None and value.kind == NAME and value.op in self._functions:
-                        bound[key[1]].add(value.op)
+                        bound[key[-1]].add(value.op)
         return bound
+
+    @cached_property
+    def _loop_callees(self) -> dict[tuple[str, int], set[str]]:
+        """What each loop calls in its own body (nested loops included)."""
+        callees: dict[tuple[str, int], set[str]] = defaultdict(set)
+        for calls in self._calls_in.values():
+            for call in calls:
+                for loop_id in call.loops:
+                    callees[(call.span.path, loop_id)].add(call.callee)
+        return callees
+
+    def repeats_work(self, path: str, loop_id: int) -> bool:
+        """Whether a loop is a hot loop: not paced by a sleep or a wait (a housekeeping or
+        progress loop, where per-iteration cost is noise) and not an option-parsing loop."""
+        return not self._loop_callees.get((path, loop_id), set()) & NOT_HOT_LOOP_CALLS
+
+    def _hot_loop(self, call: Call) -> Loop | None:
+        """The innermost loop a call repeats in, if that loop repeats work."""
+        if call.loops and self.repeats_work(call.span.path, call.loops[-1]):
+            return self.loop(call.span.path, call.loops[-1])
+        return None
 
     @cached_property
     def _hot_functions(self) -> dict[tuple[str, str], tuple[Call, ...]]:
         """Functions run once per iteration of some loop, with the shortest call chain from it.
 
         Breadth-first from the calls that sit inside loops, so each chain is a shortest one and
-        recursion terminates."""
+        recursion terminates.  Chains stop at MAX_CALL_DEPTH calls: deeper, the path from a
+        loop usually crosses a dispatcher or a setup phase (fio's thread loop reaches its
+        option parser), and "per iteration" stops meaning "per operation"."""
         hot: dict[tuple[str, str], tuple[Call, ...]] = {}
         queue: deque[tuple[str, str]] = deque()
         for calls in self._calls_in.values():
             for call in calls:
-                if call.loops:
+                if self._hot_loop(call) is not None:
                     self._mark_targets(call, (call,), hot, queue)
         while queue:
             fn = queue.popleft()
+            if len(hot[fn]) >= MAX_CALL_DEPTH:
+                continue
             for call in self._calls_in.get(fn, ()):
                 self._mark_targets(call, hot[fn] + (call,), hot, queue)
         return hot
@@ -206,7 +248,8 @@ class Program:
     def per_iteration(self, span_path: str, function: str | None, loops: tuple[int, ...]) -> HotPath | None:
         """Whether code at this place runs once per iteration of a loop, and through what."""
         if loops:
-            return HotPath(self.loop(span_path, loops[-1]))
+            innermost = loops[-1]
+            return HotPath(self.loop(span_path, innermost)) if self.repeats_work(span_path, innermost) else None
         chain = self._hot_functions.get((span_path, function)) if function else None
         if chain is None:
             return None
@@ -279,7 +322,19 @@ class Program:
             prot=self.call_flags(call, 2, constants.PROT_FLAGS),
             flags=self.call_flags(call, 3, constants.MAP_FLAGS),
             descriptor=call.arg(4),
+            regular_file=self._regular_file(call.arg(4), call.span.path, call.function),
         ) for call in self.calls(*MMAP_CALLS)]
+
+    def _regular_file(self, descriptor: Expr | None, path: str, function: str | None) -> bool:
+        """False when the descriptor is -1 or comes only from calls that make non-file
+        descriptors (memfd_create, io_uring_setup, socket); True when it may be a file."""
+        descriptor = strip(descriptor)
+        if descriptor is None or constant(descriptor) is not None:
+            return False
+        sources = [strip(a.value) for a in self.assignments_to(self.key(descriptor, path, function))
+                   if a.op == "=" and a.value is not None]
+        calls = [v.op for v in sources if v is not None and v.kind == CALL]
+        return not calls or any(callee in FILE_OPENERS for callee in calls)
 
     @cached_property
     def _mapped_pointers(self) -> dict[Key, Mapping]:

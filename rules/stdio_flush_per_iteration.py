@@ -34,7 +34,7 @@ reader must see progress. If each record must reach stable storage, buffer a
 batch and `fflush()` + `fdatasync(fileno(f))` per batch.
 """
 from mmaplint.analyzer.constants import STDIO_MODES
-from mmaplint.analyzer.facts import INT, NAME, strip
+from mmaplint.analyzer.facts import INT, NAME as IDENTIFIER, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import Program
 from mmaplint.analyzer.registry import Hit
@@ -91,4 +91,4 @@ def _unbuffered_streams(program: Program) -> dict:
 def _is_null(expr) -> bool:
     expr = strip(expr)
     return expr is not None and (expr.kind == INT and expr.value == 0
-                                 or expr.kind == NAME and expr.op in ("NULL", "nullptr"))
+                                 or expr.kind == IDENTIFIER and expr.op in ("NULL", "nullptr"))

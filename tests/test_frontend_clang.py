@@ -108,6 +108,7 @@ def test_comments_one_entry_per_line(c_facts: FileFacts) -> None:
 
 
 CPP_CODE = """\
+#include <string>
 #include <vector>
 namespace store {
 struct Mapping {
@@ -122,14 +123,14 @@ void Mapping::sync(int n) {
     each(n);
 }
 }
-void use(store::Mapping *m) { m->flush(1); }
+void use(store::Mapping *m) { m->flush(1); std::string name; name += "x"; }
 """
 
 
 def test_cpp_methods_range_for_and_calls(tmp_path: Path) -> None:
     facts = parse(tmp_path, CPP_CODE, "t.cpp")
     assert [f.qualified for f in facts.functions] == ["store::Mapping::flush", "store::Mapping::sync", "use"]
-    assert [(loop.kind, loop.span.line) for loop in facts.loops] == [("range-for", 9)]
+    assert [(loop.kind, loop.span.line) for loop in facts.loops] == [("range-for", 10)]
     calls = [(c.callee, c.function, c.via_field, c.target) for c in facts.calls]
     assert calls == [
         ("sync", "store::Mapping::flush", False, "store::Mapping::sync"),
@@ -140,8 +141,8 @@ def test_cpp_methods_range_for_and_calls(tmp_path: Path) -> None:
     ]
     element = next(a for a in facts.assignments if a.op == RANGE_ELEMENT)
     assert (element.target.op, element.value.kind, element.value.op, element.loops) == ("page", NAME, "pages", (0,))
-    plus = next(a for a in facts.assignments if a.op == "+=")
-    assert plus.loops == (0,)
+    plus = [(a.target.op, a.value.text, a.loops) for a in facts.assignments if a.op == "+="]
+    assert plus == [("n", "page != nullptr", (0,)), ("name", '"x"', ())]   # the second is std::string's operator+=
 
 
 def test_member_result(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from ..facts import Span
 from ..findings import Finding, Report
 from ..fingerprints import FINGERPRINT_KEY, for_report, relative_posix
 from ..registry import Rule
-from . import FormatContext
+from . import FormatContext, source_lines
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -70,12 +70,15 @@ def _artifact(path: str, root: str) -> dict:
     return {"uri": quote(relative), "uriBaseId": SRCROOT}
 
 
-def _location(span: Span, root: str, message: str | None = None) -> dict:
-    region = {"startLine": span.line, "startColumn": span.column}
-    if span.end_line >= span.line:
-        region["endLine"] = span.end_line
-        if span.end_line > span.line or span.end_column >= span.column:
-            region["endColumn"] = span.end_column + 1    # SARIF's end column is exclusive
+def _location(span: Span, root: str, message: str | None = None, snippet: bool = False) -> dict:
+    """A physical location; with the source text for a result's own location (related
+    locations can be whole loops, too long to copy)."""
+    region: dict = {"startLine": span.line, "startColumn": span.column}
+    if (span.end_line, span.end_column) >= (span.line, span.column):
+        region.update(endLine=span.end_line, endColumn=span.end_column + 1)   # SARIF's end is exclusive
+    lines = source_lines(span.path)[span.line - 1:span.end_line] if snippet else ()
+    if lines:
+        region["snippet"] = {"text": "\n".join(lines) + "\n"}
     location: dict = {"physicalLocation": {"artifactLocation": _artifact(span.path, root),
                                            "region": region}}
     if message:
@@ -89,7 +92,7 @@ def _result(finding: Finding, index: int, fingerprint: str, root: str) -> dict:
         "ruleIndex": index,
         "level": LEVELS[finding.severity],
         "message": {"text": _sentence(finding.message)},
-        "locations": [_location(finding.span, root)],
+        "locations": [_location(finding.span, root, snippet=True)],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
         "properties": {"frontend": finding.frontend},
     }

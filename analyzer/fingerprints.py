@@ -1,0 +1,59 @@
+"""Stable finding fingerprints, shared by SARIF (partialFingerprints), GitLab Code Quality and
+baselines.
+
+A fingerprint must survive edits elsewhere in the file, so it never hashes a line number: it
+hashes the rule id, the file's path relative to the report root, the finding's source text
+with whitespace collapsed, the source text of its related locations (the loop, the calls on
+the way: the finding's context) and, for findings that agree on all of that, their
+occurrence index in file order.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from pathlib import Path, PurePosixPath
+
+from .findings import Finding
+from .formats import FormatContext, source_lines
+
+FINGERPRINT_KEY = "mmaplint/v1"   # the partialFingerprints key; bump when the recipe changes
+CONTEXT_KEY = "fingerprints"      # FormatContext.extra entry computed before any filtering
+
+
+def relative_posix(path: str, root: str) -> str | None:
+    """`path` relative to `root` with forward slashes, or None when it lies outside root."""
+    relative = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    if relative == ".." or relative.startswith(".." + os.sep):
+        return None
+    return PurePosixPath(Path(relative)).as_posix()
+
+
+def _text(path: str, first: int, last: int) -> str:
+    lines = source_lines(path)[max(first, 1) - 1:last]
+    return " ".join(" ".join(lines).split())
+
+
+def _key(finding: Finding, root: str) -> str:
+    span = finding.span
+    shown = relative_posix(span.path, root) or Path(os.path.abspath(span.path)).as_posix()
+    context = [_text(r.span.path, r.span.line, r.span.line) for r in finding.related]
+    return "\0".join([finding.rule, shown, _text(span.path, span.line, span.end_line), *context])
+
+
+def compute(findings: list[Finding], root: str = ".") -> dict[Finding, str]:
+    """Every finding's fingerprint (32 hex digits); pass a run's full, sorted list of findings."""
+    seen: Counter[str] = Counter()
+    prints = {}
+    for finding in sorted(findings, key=lambda f: f.sort_key):
+        key = _key(finding, root)
+        digest = hashlib.sha256(f"{key}\0{seen[key]}".encode("utf-8", "surrogateescape"))
+        seen[key] += 1
+        prints[finding] = digest.hexdigest()[:32]
+    return prints
+
+
+def for_report(findings: list[Finding], context: FormatContext) -> dict[Finding, str]:
+    """The fingerprints the command line computed before --diff/--baseline filtered the
+    findings (occurrence indices count the whole file), else computed here."""
+    return context.extra.get(CONTEXT_KEY) or compute(findings, context.root)

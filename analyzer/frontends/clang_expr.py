@@ -1,0 +1,177 @@
+"""libclang expression cursors as frontend-neutral :class:`Expr` trees.
+
+Clang sees the program after preprocessing, so `O_RDWR | O_DSYNC` arrives as
+two integer literals.  The spelling comes back from the file: a cursor whose
+file-location range is one identifier was written as that (object-like) macro
+name.  A literal written inside a function-like macro's body has the whole
+invocation as its range; it keeps only its evaluated value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clang.cindex import Cursor, CursorKind, TranslationUnit
+
+from ..facts import BINARY, CALL, CAST, COND, INT, MEMBER, NAME, OTHER, STRING, SUBSCRIPT, UNARY, Expr
+from . import clang_native as native
+
+_K = CursorKind
+_LOOK_THROUGH = {_K.PAREN_EXPR.value, _K.UNEXPOSED_EXPR.value}
+_NAME_KINDS = {_K.DECL_REF_EXPR.value, _K.OVERLOADED_DECL_REF.value}
+_LITERALS = {_K.INTEGER_LITERAL.value, _K.CHARACTER_LITERAL.value}
+_CASTS = {kind.value for kind in (
+    _K.CSTYLE_CAST_EXPR, _K.CXX_STATIC_CAST_EXPR, _K.CXX_REINTERPRET_CAST_EXPR, _K.CXX_CONST_CAST_EXPR,
+    _K.CXX_DYNAMIC_CAST_EXPR, _K.CXX_FUNCTIONAL_CAST_EXPR)}
+# Keyword expressions whose text is an identifier but never a macro name.
+_KEYWORDS = {_K.CXX_BOOL_LITERAL_EXPR.value, _K.CXX_NULL_PTR_LITERAL_EXPR.value, _K.CXX_THIS_EXPR.value}
+_UNARY_OPS = {"-", "+", "~", "!", "*", "&", "++", "--"}
+_FOLDABLE = {"-", "+", "~", "!"}
+_NOT_ASSIGNMENT = {"==", "!=", "<=", ">="}
+
+
+def is_assignment_operator(op: str) -> bool:
+    return op.endswith("=") and op not in _NOT_ASSIGNMENT
+
+
+def look_through(cursor: Cursor) -> Cursor:
+    """The cursor under parentheses and implicit conversions."""
+    while cursor._kind_id in _LOOK_THROUGH:
+        kids = native.children(cursor)
+        if len(kids) != 1:
+            break
+        cursor = kids[0]
+    return cursor
+
+
+def call_under(cursor: Cursor) -> Cursor | None:
+    """The call an initialiser or right-hand side is, looking through parentheses and casts."""
+    while cursor._kind_id != _K.CALL_EXPR.value:
+        if cursor._kind_id not in _LOOK_THROUGH and cursor._kind_id not in _CASTS:
+            return None
+        kids = native.children(cursor)
+        if not kids or (cursor._kind_id in _LOOK_THROUGH and len(kids) != 1):
+            return None
+        cursor = kids[-1]
+    return cursor
+
+
+def _is_operator_overload(name: str) -> bool:
+    return name.startswith("operator") and len(name) > 8 and not (name[8].isalnum() or name[8] == "_")
+
+
+@dataclass
+class CallShape:
+    """What a call expression calls and with which argument cursors."""
+
+    callee: str
+    via_field: bool
+    name_cursor: Cursor | None    # the callee's identifier, None for computed callees
+    arguments: list[Cursor]
+
+
+def call_shape(call: Cursor) -> CallShape | None:
+    """None for constructions and for overloaded operators other than `()`: the source has no call there."""
+    if native.referenced(call)._kind_id == _K.CONSTRUCTOR.value:
+        return None
+    kids = native.children(call)
+    name = native.spelling(call)
+    if _is_operator_overload(name):
+        if name != "operator()" or len(kids) < 2:
+            return None
+        callee, arguments = kids[0], kids[2:]
+    elif kids:
+        callee, arguments = kids[0], kids[1:]
+    else:
+        return CallShape(name, False, None, [])
+    callee = look_through(callee)
+    while callee._kind_id == _K.UNARY_OPERATOR.value and native.unary_operator(callee) == "*":
+        callee = look_through(native.children(callee)[0])
+    kind = callee._kind_id
+    if kind in _NAME_KINDS:
+        return CallShape(native.spelling(callee), False, callee, arguments)
+    if kind == _K.MEMBER_REF_EXPR.value:
+        return CallShape(native.spelling(callee), bool(native.children(callee)), callee, arguments)
+    return CallShape(name, False, None, arguments)
+
+
+class ExprBuilder:
+    """Converts expression cursors of one file; `source` is the file's bytes."""
+
+    def __init__(self, tu: TranslationUnit, source: bytes) -> None:
+        self._tu = tu
+        self._source = source
+
+    def text(self, start: native.Position, end: native.Position) -> str:
+        return self._source[start[2]:end[2]].decode("utf-8", "replace")
+
+    def cursor_text(self, cursor: Cursor) -> str:
+        return self.text(*native.extent(self._tu, cursor))
+
+    def build(self, cursor: Cursor) -> Expr:
+        cursor = look_through(cursor)
+        text = self.cursor_text(cursor)
+        kind = cursor._kind_id
+        if kind not in _KEYWORDS and text.isidentifier():
+            # A name as written: the variable's, or the macro's that expanded to this cursor.
+            macro = kind not in _NAME_KINDS and kind != _K.MEMBER_REF_EXPR.value
+            return Expr(NAME, text, text, value=native.evaluate_int(cursor) if macro else None)
+        return self._convert(cursor, kind, text)
+
+    def _convert(self, cursor: Cursor, kind: int, text: str) -> Expr:
+        if kind in _NAME_KINDS:
+            return Expr(NAME, text, native.spelling(cursor))
+        if kind == _K.MEMBER_REF_EXPR.value:
+            kids = native.children(cursor)
+            if not kids:   # implicit `this->`: written as a plain name
+                return Expr(NAME, text, native.spelling(cursor))
+            return Expr(MEMBER, text, native.spelling(cursor), (self.build(kids[0]),))
+        if kind == _K.CXX_THIS_EXPR.value:
+            return Expr(NAME, text, "this")
+        if kind in _LITERALS:
+            return self._literal(cursor, kind, text)
+        if kind == _K.STRING_LITERAL.value:
+            return Expr(STRING, text)
+        if kind == _K.BINARY_OPERATOR.value:
+            op = native.binary_operator(cursor)
+            if not is_assignment_operator(op):
+                return self._folded(cursor, Expr(BINARY, text, op, self._kids(cursor)))
+        if kind == _K.UNARY_OPERATOR.value:
+            op = native.unary_operator(cursor)
+            if op in _UNARY_OPS:
+                expr = Expr(UNARY, text, op, self._kids(cursor))
+                return self._folded(cursor, expr) if op in _FOLDABLE else expr
+        if kind == _K.ARRAY_SUBSCRIPT_EXPR.value:
+            return Expr(SUBSCRIPT, text, "", self._kids(cursor))
+        if kind == _K.CONDITIONAL_OPERATOR.value:
+            kids = self._kids(cursor)
+            if len(kids) == 3:
+                return self._folded(cursor, Expr(COND, text, "", kids))
+        if kind in _CASTS:
+            operand = self.build(native.children(cursor)[-1])
+            return self._folded(cursor, Expr(CAST, text, native.type_spelling(cursor), (operand,)))
+        if kind == _K.CALL_EXPR.value:
+            shape = call_shape(cursor)
+            if shape is not None:
+                return Expr(CALL, text, shape.callee, tuple(self.build(arg) for arg in shape.arguments))
+        return Expr(OTHER, text)
+
+    def _kids(self, cursor: Cursor) -> tuple[Expr, ...]:
+        return tuple(self.build(kid) for kid in native.children(cursor))
+
+    def _literal(self, cursor: Cursor, kind: int, text: str) -> Expr:
+        if text.isdigit() and (text[0] != "0" or text == "0"):   # plain decimal: no need to ask clang
+            return Expr(INT, text, "", value=int(text))
+        value = native.evaluate_int(cursor)
+        written = text[:1].isdigit() if kind == _K.INTEGER_LITERAL.value else text.endswith("'")
+        if not written:
+            # Spelled inside a function-like macro's body: the range is the whole invocation.
+            text = str(value)
+        return Expr(INT, text, "", value=value)
+
+    def _folded(self, cursor: Cursor, expr: Expr) -> Expr:
+        """A constant operation gets clang's value, so flags combined from macros keep theirs."""
+        if all(kid.value is not None for kid in expr.children):
+            value = native.evaluate_int(cursor)
+            if value is not None:
+                return Expr(expr.kind, expr.text, expr.op, expr.children, value)
+        return expr

@@ -1,0 +1,287 @@
+"""The libclang C functions the facts walker needs, bound through ctypes.
+
+The Python bindings of libclang 18 lack constant evaluation, operator kinds
+and file locations, and their generic visitor allocates several Python objects
+per cursor, which alone made walking a big file's AST cost twice its parse; the
+walker calls these thin wrappers instead (one ctypes call per question).
+They use their own handle on the bindings' library so that the argument types
+declared here never interfere with clang.cindex's own declarations.
+"""
+from __future__ import annotations
+
+from ctypes import (CDLL, CFUNCTYPE, POINTER, addressof, byref, c_int, c_longlong, c_uint, c_ulonglong, c_void_p,
+                    cast, sizeof)
+from functools import cache
+from typing import Callable, Iterator
+
+from clang.cindex import Cursor, SourceLocation, SourceRange, Token, TranslationUnit, Type, _CXString, conf
+
+CONTINUE = 1      # CXChildVisit_Continue: do not visit this cursor's children
+RECURSE = 2       # CXChildVisit_Recurse
+PUNCTUATION = 0   # CXToken_Punctuation
+COMMENT = 4       # CXToken_Comment
+_EVAL_INT = 1     # CXEval_Int
+
+Visitor = CFUNCTYPE(c_int, Cursor, Cursor, c_void_p)
+Position = tuple[int, int, int, int]   # file location: line, column, byte offset, CXFile handle
+
+
+@cache
+def _lib() -> CDLL:
+    lib = CDLL(conf.lib._name)
+    signatures = [
+        ("clang_visitChildren", [Cursor, Visitor, c_void_p], c_uint),
+        ("clang_getCursorExtent", [Cursor], SourceRange),
+        ("clang_getCursorLocation", [Cursor], SourceLocation),
+        ("clang_getRangeStart", [SourceRange], SourceLocation),
+        ("clang_getRangeEnd", [SourceRange], SourceLocation),
+        ("clang_getFileLocation",
+         [SourceLocation, POINTER(c_void_p), POINTER(c_uint), POINTER(c_uint), POINTER(c_uint)], None),
+        ("clang_getExpansionLocation",
+         [SourceLocation, POINTER(c_void_p), POINTER(c_uint), POINTER(c_uint), POINTER(c_uint)], None),
+        ("clang_Location_isFromMainFile", [SourceLocation], c_int),
+        ("clang_getCursorSpelling", [Cursor], _CXString),
+        ("clang_getCursorReferenced", [Cursor], Cursor),
+        ("clang_hashCursor", [Cursor], c_uint),
+        ("clang_getCursorType", [Cursor], Type),
+        ("clang_getCanonicalType", [Type], Type),
+        ("clang_getTypeDeclaration", [Type], Cursor),
+        ("clang_getCursorSemanticParent", [Cursor], Cursor),
+        ("clang_isCursorDefinition", [Cursor], c_uint),
+        ("clang_Cursor_getVarDeclInitializer", [Cursor], Cursor),
+        ("clang_Cursor_isNull", [Cursor], c_int),
+        ("clang_getLocationForOffset", [TranslationUnit, c_void_p, c_uint], SourceLocation),
+        ("clang_getTypeSpelling", [Type], _CXString),
+        ("clang_Cursor_Evaluate", [Cursor], c_void_p),
+        ("clang_EvalResult_getKind", [c_void_p], c_int),
+        ("clang_EvalResult_isUnsignedInt", [c_void_p], c_uint),
+        ("clang_EvalResult_getAsLongLong", [c_void_p], c_longlong),
+        ("clang_EvalResult_getAsUnsigned", [c_void_p], c_ulonglong),
+        ("clang_EvalResult_dispose", [c_void_p], None),
+        ("clang_getCursorBinaryOperatorKind", [Cursor], c_int),
+        ("clang_getBinaryOperatorKindSpelling", [c_int], _CXString),
+        ("clang_getCursorUnaryOperatorKind", [Cursor], c_int),
+        ("clang_getUnaryOperatorKindSpelling", [c_int], _CXString),
+        ("clang_tokenize", [TranslationUnit, SourceRange, POINTER(POINTER(Token)), POINTER(c_uint)], None),
+        ("clang_disposeTokens", [TranslationUnit, POINTER(Token), c_uint], None),
+        ("clang_getTokenKind", [Token], c_int),
+        ("clang_getTokenSpelling", [TranslationUnit, Token], _CXString),
+        ("clang_getTokenExtent", [TranslationUnit, Token], SourceRange),
+        ("clang_getTokenLocation", [TranslationUnit, Token], SourceLocation),
+    ]
+    for name, argtypes, restype in signatures:
+        function = getattr(lib, name)
+        function.argtypes = argtypes
+        function.restype = restype
+    return lib
+
+
+def _string(value: _CXString) -> str:
+    return _CXString.from_result(value)
+
+
+def visit(cursor: Cursor, visitor: Visitor) -> None:
+    """Run `visitor(child, parent, None)` over the children; it returns CONTINUE or RECURSE."""
+    _lib().clang_visitChildren(cursor, visitor, None)
+
+
+_collected: list[list[Cursor]] = []   # one list per children() call in progress (they nest)
+
+
+@Visitor
+def _collect(child: Cursor, _parent: Cursor, _data: int) -> int:
+    _collected[-1].append(child)
+    return CONTINUE
+
+
+def children(cursor: Cursor) -> list[Cursor]:
+    _collected.append([])
+    _lib().clang_visitChildren(cursor, _collect, None)
+    return _collected.pop()
+
+
+def spelling(cursor: Cursor) -> str:
+    return _string(_lib().clang_getCursorSpelling(cursor))
+
+
+def referenced(cursor: Cursor) -> Cursor:
+    return _lib().clang_getCursorReferenced(cursor)
+
+
+def type_spelling(cursor: Cursor) -> str:
+    lib = _lib()
+    return _string(lib.clang_getTypeSpelling(lib.clang_getCursorType(cursor)))
+
+
+def semantic_parent(cursor: Cursor) -> Cursor | None:
+    parent = _lib().clang_getCursorSemanticParent(cursor)
+    return None if _lib().clang_Cursor_isNull(parent) else parent
+
+
+def is_definition(cursor: Cursor) -> bool:
+    return bool(_lib().clang_isCursorDefinition(cursor))
+
+
+def initializer(variable: Cursor) -> Cursor | None:
+    found = _lib().clang_Cursor_getVarDeclInitializer(variable)
+    return None if _lib().clang_Cursor_isNull(found) else found
+
+
+def type_declaration(cursor: Cursor) -> Cursor | None:
+    """The declaration of the cursor's type with typedefs resolved (a struct's STRUCT_DECL)."""
+    lib = _lib()
+    found = lib.clang_getTypeDeclaration(lib.clang_getCanonicalType(lib.clang_getCursorType(cursor)))
+    return None if lib.clang_Cursor_isNull(found) else found
+
+
+def identity(cursor: Cursor) -> int:
+    return _lib().clang_hashCursor(cursor)
+
+
+# Out-parameters of the location functions, allocated once: a fresh set per call doubles their cost.
+_file, _line, _column, _offset = c_void_p(), c_uint(), c_uint(), c_uint()
+_OUT = (byref(_file), byref(_line), byref(_column), byref(_offset))
+
+
+def position(location: SourceLocation) -> Position:
+    """The file location: the expansion site for macro bodies, the argument's place for macro arguments."""
+    _lib().clang_getFileLocation(location, *_OUT)
+    return _line.value, _column.value, _offset.value, _file.value or 0
+
+
+def file_range(tu: TranslationUnit, start: Position, end: Position) -> SourceRange:
+    """A range of file locations, which the lexer reads as written (not through macro definitions)."""
+    lib = _lib()
+    return SourceRange.from_locations(lib.clang_getLocationForOffset(tu, start[3], start[2]),
+                                      lib.clang_getLocationForOffset(tu, end[3], end[2]))
+
+
+def extent(tu: TranslationUnit, cursor: Cursor) -> tuple[Position, Position]:
+    """Start and end (one past the last character) of the cursor's range in the file.
+
+    When the range ends inside a macro argument with a macro name (`ID(a | O_DSYNC)`), libclang
+    measures the last token in the wrong buffer and the end lands on that name's first character;
+    the lexer then gives its real end.
+    """
+    lib = _lib()
+    source_range = lib.clang_getCursorExtent(cursor)
+    end_location = lib.clang_getRangeEnd(source_range)
+    start, end = position(lib.clang_getRangeStart(source_range)), position(end_location)
+    if _expansion_offset(end_location) != end[2]:
+        with Tokens(tu, file_range(tu, end, end)) as tokens:
+            for token in tokens:
+                token_start, token_end = tokens.extent(token)
+                if token_start[2] == end[2] and tokens.spelling(token).isidentifier():
+                    end = token_end
+                break
+    return start, end
+
+
+def _expansion_offset(where: SourceLocation) -> int:
+    _lib().clang_getExpansionLocation(where, None, None, None, _OUT[3])
+    return _offset.value
+
+
+def location(cursor: Cursor) -> Position:
+    return position(_lib().clang_getCursorLocation(cursor))
+
+
+def in_main_file(cursor: Cursor) -> bool:
+    return is_main_file_location(_lib().clang_getCursorLocation(cursor))
+
+
+def is_main_file_location(where: SourceLocation) -> bool:
+    return bool(_lib().clang_Location_isFromMainFile(where))
+
+
+def evaluate_int(cursor: Cursor) -> int | None:
+    """The integer value clang computes for a constant expression, else None."""
+    lib = _lib()
+    result = lib.clang_Cursor_Evaluate(cursor)
+    if not result:
+        return None
+    try:
+        if lib.clang_EvalResult_getKind(result) != _EVAL_INT:
+            return None
+        if lib.clang_EvalResult_isUnsignedInt(result):
+            return lib.clang_EvalResult_getAsUnsigned(result)
+        return lib.clang_EvalResult_getAsLongLong(result)
+    finally:
+        lib.clang_EvalResult_dispose(result)
+
+
+@cache
+def _operator_spellings(kind_function: str, spelling_function: str) -> Callable[[Cursor], str]:
+    lib = _lib()
+    names: dict[int, str] = {}
+    kind_of = getattr(lib, kind_function)
+    spell = getattr(lib, spelling_function)
+
+    def operator(cursor: Cursor) -> str:
+        kind = kind_of(cursor)
+        if kind not in names:
+            names[kind] = _string(spell(kind))
+        return names[kind]
+
+    return operator
+
+
+def binary_operator(cursor: Cursor) -> str:
+    """`+`, `|=`, `=` ... of a binary or compound assignment operator cursor."""
+    return _operator_spellings("clang_getCursorBinaryOperatorKind", "clang_getBinaryOperatorKindSpelling")(cursor)
+
+
+def unary_operator(cursor: Cursor) -> str:
+    """`-`, `*`, `++` ... (prefix and postfix spell alike) of a unary operator cursor."""
+    return _operator_spellings("clang_getCursorUnaryOperatorKind", "clang_getUnaryOperatorKindSpelling")(cursor)
+
+
+class Tokens:
+    """The tokens clang's lexer finds in a range, disposed when the block ends."""
+
+    def __init__(self, tu: TranslationUnit, source_range: SourceRange) -> None:
+        self._tu = tu
+        self._memory = POINTER(Token)()
+        self._count = c_uint()
+        _lib().clang_tokenize(tu, source_range, byref(self._memory), byref(self._count))
+
+    def __enter__(self) -> "Tokens":
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._count.value:
+            _lib().clang_disposeTokens(self._tu, self._memory, self._count)
+
+    def __iter__(self) -> Iterator[Token]:
+        count = self._count.value
+        if count:
+            yield from cast(self._memory, POINTER(Token * count)).contents
+
+    def __getitem__(self, index: int) -> Token:
+        return self._memory[index]
+
+    def kinds(self) -> list[int]:
+        """Every token's kind in one pass.  A whole file has tens of thousands of tokens and one
+        clang_getTokenKind call each costs more than lexing them; that function only returns
+        int_data[0] of the public CXToken struct {unsigned int_data[4]; void *ptr_data;}."""
+        count = self._count.value
+        if not count:
+            return []
+        words = sizeof(Token) // sizeof(c_uint)
+        raw = (c_uint * (count * words)).from_address(addressof(self._memory.contents))
+        return list(memoryview(raw).cast("B").cast("I")[0::words])
+
+    def kind(self, token: Token) -> int:
+        return _lib().clang_getTokenKind(token)
+
+    def spelling(self, token: Token) -> str:
+        return _string(_lib().clang_getTokenSpelling(self._tu, token))
+
+    def start(self, token: Token) -> Position:
+        return position(_lib().clang_getTokenLocation(self._tu, token))
+
+    def extent(self, token: Token) -> tuple[Position, Position]:
+        token_range = _lib().clang_getTokenExtent(self._tu, token)
+        lib = _lib()
+        return position(lib.clang_getRangeStart(token_range)), position(lib.clang_getRangeEnd(token_range))
+

@@ -1,0 +1,299 @@
+"""The facts of one translation unit's main file, gathered from libclang's AST.
+
+Speed matters more here than anywhere else in the clang frontend: a big file
+has tens of thousands of cursors, and every ctypes call costs about a
+microsecond.  So top-level declarations from headers are skipped with one check
+each, every definition is walked by a single recursive libclang visit with
+one cheap Python callback per cursor (dispatching on the kind id), and loop
+membership is decided afterwards from file offsets instead of from a parent
+chain kept for every cursor.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from clang.cindex import Cursor, CursorKind, TranslationUnit
+
+from ..facts import NAME, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function, FrontendOptions, Loop, Span
+from . import clang_native as native
+from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
+
+_K = CursorKind
+_SCOPES = {kind.value for kind in (
+    _K.NAMESPACE, _K.LINKAGE_SPEC, _K.CLASS_DECL, _K.STRUCT_DECL, _K.UNION_DECL, _K.CLASS_TEMPLATE,
+    _K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION)}
+_QUALIFIERS = _SCOPES - {_K.LINKAGE_SPEC.value}
+_FUNCTIONS = {kind.value for kind in (
+    _K.FUNCTION_DECL, _K.CXX_METHOD, _K.CONSTRUCTOR, _K.DESTRUCTOR, _K.CONVERSION_FUNCTION,
+    _K.FUNCTION_TEMPLATE)}
+_CALLABLE = {_K.FUNCTION_DECL.value, _K.CXX_METHOD.value, _K.FUNCTION_TEMPLATE.value}
+_LOOP_KINDS = {_K.FOR_STMT.value: "for", _K.WHILE_STMT.value: "while", _K.DO_STMT.value: "do",
+               _K.CXX_FOR_RANGE_STMT.value: "range-for"}
+_BREAK = 0   # CXChildVisit_Break: stop after a handler failed
+
+
+@dataclass(frozen=True)
+class _LoopRegion:
+    """Offsets where a loop's repeated part lies: after a for-loop's init clause up to its end."""
+
+    id: int
+    start: int
+    end: int
+
+
+class FactWalker:
+    def __init__(self, tu: TranslationUnit, path: str, source: bytes, options: FrontendOptions) -> None:
+        self._tu = tu
+        self._path = path
+        self._wanted = options.argument_callees
+        self.exprs = ExprBuilder(tu, source)
+        self.functions: list[Function] = []
+        self.loops: list[Loop] = []
+        self.calls: list[Call] = []
+        self.assignments: list[Assignment] = []
+        self.field_bindings: list[FieldBinding] = []
+        self._function: str | None = None
+        self._locals: set[str] = set()
+        self._regions: list[_LoopRegion] = []
+        self._results: dict[int, Expr] = {}
+        self._failure: BaseException | None = None
+        self._visitor = native.Visitor(self._visit)
+        self._handlers: dict[int, Callable[[Cursor, Cursor], int]] = {
+            _K.CALL_EXPR.value: self._call,
+            _K.BINARY_OPERATOR.value: self._binary,
+            _K.COMPOUND_ASSIGNMENT_OPERATOR.value: self._binary,
+            _K.UNARY_OPERATOR.value: self._unary,
+            _K.VAR_DECL.value: self._variable,
+            _K.PARM_DECL.value: self._parameter,
+            _K.INIT_LIST_EXPR.value: self._init_list,
+            **{kind: self._loop for kind in _LOOP_KINDS},
+        }
+
+    def walk(self) -> None:
+        for child in native.children(self._tu.cursor):
+            if native.in_main_file(child):
+                self._declaration(child)
+
+    def _declaration(self, cursor: Cursor) -> None:
+        kind = cursor._kind_id
+        if kind in _SCOPES:
+            for child in native.children(cursor):
+                self._declaration(child)
+        elif kind in _FUNCTIONS and native.is_definition(cursor):
+            self._definition(cursor)
+        elif kind == _K.VAR_DECL.value:
+            self._walk_from(cursor)
+
+    def _definition(self, cursor: Cursor) -> None:
+        name = native.spelling(cursor)
+        self._function = self._qualified(cursor, name)
+        self._locals, self._regions = set(), []
+        self._walk_children(cursor)
+        self.functions.append(Function(name, self._function, self._span(cursor), frozenset(self._locals)))
+        self._function = None
+        self._regions = []
+
+    @staticmethod
+    def _qualified(cursor: Cursor, name: str) -> str:
+        """`ns::Class::name`: the enclosing namespaces and classes, anonymous ones left out."""
+        names = [name]
+        parent = native.semantic_parent(cursor)
+        while parent is not None and parent._kind_id in _QUALIFIERS:
+            if scope := native.spelling(parent):
+                names.append(scope)
+            parent = native.semantic_parent(parent)
+        return "::".join(reversed(names))
+
+    def _target(self, shape: CallShape) -> str | None:
+        """The qualified name of the function a call resolves to."""
+        if shape.name_cursor is None:
+            return None
+        function = native.referenced(shape.name_cursor)
+        if function._kind_id not in _FUNCTIONS:
+            return None
+        return self._qualified(function, native.spelling(function))
+
+    def _walk_from(self, cursor: Cursor) -> None:
+        """Handle a file-scope cursor itself, then what is under it."""
+        if self._handlers[cursor._kind_id](cursor, self._tu.cursor) == native.RECURSE:
+            self._walk_children(cursor)
+
+    def _walk_children(self, cursor: Cursor) -> None:
+        native.visit(cursor, self._visitor)
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+
+    def _visit(self, cursor: Cursor, parent: Cursor, _data: int) -> int:
+        handler = self._handlers.get(cursor._kind_id)
+        if handler is None:
+            return native.RECURSE
+        try:
+            return handler(cursor, parent)
+        except Exception as failure:   # ctypes would print and drop it; re-raised by _walk_children
+            self._failure = failure
+            return _BREAK
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _span_of(self, start: native.Position, end: native.Position) -> Span:
+        return Span(self._path, start[0], start[1], end[0], max(end[1] - 1, 1))
+
+    def _span(self, cursor: Cursor) -> Span:
+        return self._span_of(*native.extent(self._tu, cursor))
+
+    def _loops_at(self, offset: int) -> tuple[int, ...]:
+        return tuple(region.id for region in self._regions if region.start <= offset < region.end)
+
+    def _assign(self, cursor: Cursor, target: Expr, op: str, value: Expr | None) -> None:
+        start, end = native.extent(self._tu, cursor)
+        self.assignments.append(Assignment(
+            target, op, value, self._span_of(start, end), self._function, self._loops_at(start[2])))
+
+    def _note_result(self, value: Cursor, target: Expr) -> None:
+        call = call_under(value)
+        if call is not None:
+            self._results[native.identity(call)] = target
+
+    # --- handlers: each returns RECURSE or CONTINUE ------------------------------------------
+
+    def _call(self, cursor: Cursor, _parent: Cursor) -> int:
+        shape = call_shape(cursor)
+        if shape is None:
+            self._overloaded_assignment(cursor)
+            return native.RECURSE
+        start, end = native.extent(self._tu, cursor)
+        macro = self._macro_of(shape)
+        wanted = shape.callee in self._wanted or (macro is not None and macro in self._wanted)
+        self.calls.append(Call(
+            callee=shape.callee,
+            span=self._span_of(start, end),
+            function=self._function,
+            loops=self._loops_at(start[2]),
+            args=tuple(self.exprs.build(arg) for arg in shape.arguments) if wanted else None,
+            result=self._results.pop(native.identity(cursor), None),
+            macro=macro,
+            via_field=shape.via_field,
+            target=self._target(shape),
+        ))
+        return native.RECURSE
+
+    def _macro_of(self, shape: CallShape) -> str | None:
+        """The macro name written where the callee's name should be, when the call is a macro's body."""
+        if shape.name_cursor is None:
+            return None
+        where = native.location(shape.name_cursor)
+        with native.Tokens(self._tu, native.file_range(self._tu, where, where)) as tokens:
+            written = next((tokens.spelling(token) for token in tokens), None)
+        if written is None or written == shape.callee or not written.isidentifier():
+            return None
+        return written
+
+    def _loop(self, cursor: Cursor, _parent: Cursor) -> int:
+        kind = _LOOP_KINDS[cursor._kind_id]
+        if kind == "do" and native.evaluate_int(native.children(cursor)[-1]) == 0:
+            return native.RECURSE     # do { ... } while (0): a statement macro's wrapper, runs once
+        start, end = native.extent(self._tu, cursor)
+        repeated_from = self._after_for_init(cursor, start) if kind == "for" else start[2]
+        loop_id = len(self.loops)
+        self._regions.append(_LoopRegion(loop_id, repeated_from, end[2]))
+        self.loops.append(Loop(loop_id, kind, self._span_of(start, end), self._function))
+        return native.RECURSE
+
+    def _after_for_init(self, loop: Cursor, start: native.Position) -> int:
+        """The offset just past the `;` that ends a for-loop's init clause, found by clang's lexer."""
+        body_start = native.extent(self._tu, native.children(loop)[-1])[0]
+        depth = 0
+        with native.Tokens(self._tu, native.file_range(self._tu, start, body_start)) as tokens:
+            for token in tokens:
+                if tokens.kind(token) != native.PUNCTUATION:
+                    continue
+                text = tokens.spelling(token)
+                depth += {"(": 1, ")": -1}.get(text, 0)
+                if text == ";" and depth == 1:
+                    return tokens.start(token)[2] + 1
+        return start[2]
+
+    def _binary(self, cursor: Cursor, _parent: Cursor) -> int:
+        op = native.binary_operator(cursor)
+        if is_assignment_operator(op):
+            left, right = native.children(cursor)
+            target = self.exprs.build(left)
+            self._assign(cursor, target, op, self.exprs.build(right))
+            if op == "=":
+                self._note_result(right, target)
+        return native.RECURSE
+
+    def _overloaded_assignment(self, cursor: Cursor) -> None:
+        """`s += "x"` and `++it` on class types are operator calls: children (left, operator[, right])."""
+        op = native.spelling(cursor).removeprefix("operator")
+        if op in ("++", "--"):
+            self._assign(cursor, self.exprs.build(native.children(cursor)[0]), op, None)
+        elif is_assignment_operator(op):
+            parts = native.children(cursor)
+            if len(parts) == 3:
+                self._assign(cursor, self.exprs.build(parts[0]), op, self.exprs.build(parts[2]))
+
+    def _unary(self, cursor: Cursor, _parent: Cursor) -> int:
+        op = native.unary_operator(cursor)
+        if op in ("++", "--"):
+            self._assign(cursor, self.exprs.build(native.children(cursor)[0]), op, None)
+        return native.RECURSE
+
+    def _variable(self, cursor: Cursor, parent: Cursor) -> int:
+        name = native.spelling(cursor)
+        if self._function is not None:
+            self._locals.add(name)
+        if parent._kind_id == _K.CXX_FOR_RANGE_STMT.value:
+            # The loop variable: its initialiser is implicit (`*__begin`); it takes each element of the range.
+            elements = native.children(parent)[1]
+            self._assign(cursor, Expr(NAME, name, name), RANGE_ELEMENT, self.exprs.build(elements))
+            return native.CONTINUE
+        value = native.initializer(cursor)
+        # An implicit default construction (`Mapping m;`) starts at the name, a written one after it.
+        if value is not None and native.extent(self._tu, value)[0][2] > native.location(cursor)[2]:
+            target = Expr(NAME, name, name)
+            self._assign(cursor, target, "=", self.exprs.build(value))
+            self._note_result(value, target)
+        return native.RECURSE
+
+    def _parameter(self, cursor: Cursor, _parent: Cursor) -> int:
+        name = native.spelling(cursor)
+        if self._function is not None and name:   # unnamed: a parameter of a function-pointer type
+            self._locals.add(name)
+        return native.CONTINUE
+
+    def _init_list(self, cursor: Cursor, _parent: Cursor) -> int:
+        items = native.children(cursor)
+        designated = [(item, parts) for item in items if item._kind_id == _K.UNEXPOSED_EXPR.value
+                      for parts in [native.children(item)] if parts and parts[0]._kind_id == _K.MEMBER_REF.value]
+        if designated:
+            for item, parts in designated:
+                fields = [part for part in parts if part._kind_id == _K.MEMBER_REF.value]
+                self._bind(native.spelling(fields[-1]), parts[-1], item)
+        else:
+            for field, item in zip(self._fields_of(cursor), items):
+                self._bind(field, item, item)
+        return native.RECURSE
+
+    @staticmethod
+    def _fields_of(init_list: Cursor) -> list[str]:
+        """Field names in declaration order when the list initialises a struct, else none."""
+        declaration = native.type_declaration(init_list)
+        if declaration is None or declaration._kind_id not in (_K.STRUCT_DECL.value, _K.CLASS_DECL.value):
+            return []
+        return [native.spelling(field) for field in native.children(declaration)
+                if field._kind_id == _K.FIELD_DECL.value]
+
+    def _bind(self, field: str, value: Cursor, span_from: Cursor) -> None:
+        """Record `field = function` when the value is a bare function name."""
+        value = look_through(value)
+        if value._kind_id != _K.DECL_REF_EXPR.value or native.referenced(value)._kind_id not in _CALLABLE:
+            return
+        name = native.spelling(value)
+        if self.exprs.cursor_text(value) == name:
+            start = native.extent(self._tu, span_from)[0]
+            end = native.extent(self._tu, value)[1]
+            self.field_bindings.append(FieldBinding(field, name, self._span_of(start, end)))
+

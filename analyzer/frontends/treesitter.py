@@ -1,0 +1,298 @@
+"""The tolerant frontend: facts from tree-sitter syntax trees.
+
+Needs no compilation database or headers and survives syntax errors (facts
+come from whatever parses).  For speed, the nodes facts come from are found
+by one compiled query per tree (run in C), and enclosing functions and loops
+are looked up by byte ranges rather than by walking parents."""
+from __future__ import annotations
+
+import gc
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import accumulate, count
+from operator import itemgetter
+
+from tree_sitter import Node
+
+from ..facts import (Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError,
+                     FrontendOptions, Function, Loop, Span)
+from .ts_expr import Bindings, Converter, MacroConverter
+from .ts_grammar import Grammar, grammar
+from .ts_macros import Macros
+from .ts_names import (Nest, declared_name, definition_name, function_declarator,
+                       parameter_names, scope_name, text)
+from .ts_recover import recover
+from .ts_sites import Sites
+
+_MAX_MACRO_DEPTH = 8
+
+
+def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
+    # Reading a file allocates many small objects that all survive; cyclic
+    # garbage collection passes over them would cost about a third of the time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(path, source, options)
+    except RecursionError:
+        # Expressions are bounded in depth, but nested macro arguments multiply it.
+        raise FrontendError(f"{path}: expressions nested too deeply for tree-sitter") from None
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
+    lang = grammar(options.language)
+    tree = lang.parser.parse(source)
+    if tree is None:
+        raise FrontendError(f"{path}: tree-sitter could not parse the file")
+    captures = lang.captures(lang.facts, tree.root_node)
+    lines = _Lines(source)
+    if tree.root_node.has_error:
+        captures = recover(lang, source, tree, captures, lines.starts)
+    facts = _FileReader(path, source, options, lang, captures, lines)
+    reason = "tree-sitter: syntax errors skipped" if tree.root_node.has_error else "tree-sitter"
+    return facts.file_facts(reason)
+
+
+class _Lines:
+    """Byte offset to 1-based line and column."""
+
+    def __init__(self, source: bytes) -> None:
+        pieces = source.split(b"\n")
+        self.starts = list(accumulate((len(piece) + 1 for piece in pieces[:-1]), initial=0))
+        self.count = len(pieces) - (1 if pieces[-1] == b"" else 0)
+
+    def span(self, path: str, start: int, end: int) -> Span:
+        last = max(end - 1, start)      # Span ends are inclusive
+        starts = self.starts
+        line = bisect_right(starts, start)
+        end_line = bisect_right(starts, last)
+        return Span(path, line, start - starts[line - 1] + 1,
+                    end_line, last - starts[end_line - 1] + 1)
+
+
+@dataclass(eq=False)
+class _LoopRecord:
+    """A loop before ids are given (macro expansions add loops out of order)."""
+
+    key: tuple[int, int]
+    kind: str
+    span: Span
+    function: str | None
+    id: int = -1
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    """Where facts from a macro body are placed: at the outermost invocation."""
+
+    function: str | None
+    loops: tuple[_LoopRecord, ...]
+    span: Span
+    pos: int
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """One tree whose sites are being turned into facts: the file itself, or a
+    macro body expanded at an anchor."""
+
+    sites: Sites
+    conv: Converter
+    loops: list[_LoopRecord]              # one per sites.loops
+    anchor: _Anchor | None = None
+    macro: str | None = None
+    active: frozenset[str] = frozenset()  # macros being expanded (never re-expanded, as in cpp)
+    top_call: tuple[int, int] | None = None
+    top_result: Expr | None = None
+
+
+_Context = tuple[str | None, tuple[_LoopRecord, ...]]             # function, enclosing loops
+_Place = tuple[str | None, tuple[_LoopRecord, ...], Span, tuple[int, int]]   # ..., span, sort key
+
+
+class _FileReader:
+    """Turns one file's captures into its facts."""
+
+    def __init__(self, path: str, source: bytes, options: FrontendOptions, lang: Grammar,
+                 captures: dict[str, list[Node]], lines: _Lines) -> None:
+        self.path, self.source, self.options, self.captures = path, source, options, captures
+        self.lines = lines
+        self.macros = Macros(lang, source, captures.get("macro", []))
+        self.seq = count()
+        self.loop_records: list[_LoopRecord] = []
+        self.pending_calls: list[tuple] = []
+        self.pending_assignments: list[tuple] = []
+        self._contexts: dict[tuple[int, int], _Context] = {}
+        nodes = captures.get("function", [])
+        self.function_nodes = nodes
+        self.function_nest = Nest([(node.start_byte, node.end_byte) for node in nodes])
+        scopes = [(node, node.child_by_field_name("name")) for node in captures.get("scope", ())]
+        self.qualified = self._qualified_names(nodes, scopes)
+        # `TestFile("a")` constructs a class of this file: not a call to clang either.
+        self.classes = {scope_name(source, name) for node, name in scopes
+                        if name is not None and node.type != "namespace_definition"}
+
+    def span(self, node: Node) -> Span:
+        return self.lines.span(self.path, node.start_byte, node.end_byte)
+
+    def function_at(self, pos: int) -> str | None:
+        index = self.function_nest.innermost(pos)
+        return self.qualified[index][0] if index >= 0 else None
+
+    def _qualified_names(self, nodes: list[Node],
+                         scopes: list[tuple[Node, Node | None]]) -> list[tuple[str, str]]:
+        """(qualified, unqualified) name per function definition."""
+        nest = Nest([(node.start_byte, node.end_byte) for node, _ in scopes])
+        names = []
+        for node in nodes:
+            prefix = [scope_name(self.source, scopes[i][1]) for i in nest.chain(node.start_byte)
+                      if scopes[i][1] is not None]
+            parts = definition_name(self.source, function_declarator(node))
+            names.append(("::".join(prefix + parts), parts[-1]))
+        return names
+
+    # -- facts from trees -------------------------------------------------
+
+    def _frame_loops(self, sites: Sites, anchor: _Anchor | None) -> list[_LoopRecord]:
+        records = []
+        for node, kind in sites.loops:
+            if anchor is None:
+                record = _LoopRecord((node.start_byte, next(self.seq)), kind, self.span(node),
+                                     self.function_at(node.start_byte))
+            else:
+                record = _LoopRecord((anchor.pos, next(self.seq)), kind, anchor.span, anchor.function)
+            records.append(record)
+        self.loop_records.extend(records)
+        return records
+
+    def _place(self, frame: _Frame, node: Node) -> _Place:
+        """Function, enclosing loops, span and sort key of a fact from this node."""
+        pos = node.start_byte
+        anchor = frame.anchor
+        if anchor is None:
+            function, loops = self._file_context(frame, pos)
+            return function, loops, self.span(node), (pos, next(self.seq))
+        inner = tuple(frame.loops[i] for i in frame.sites.loop_nest.chain(pos)) if frame.loops else ()
+        return anchor.function, anchor.loops + inner, anchor.span, (anchor.pos, next(self.seq))
+
+    def _file_context(self, frame: _Frame, pos: int) -> _Context:
+        """Memoised by innermost function and loop: most facts share a handful."""
+        key = (self.function_nest.innermost(pos), frame.sites.loop_nest.innermost(pos))
+        context = self._contexts.get(key)
+        if context is None:
+            function = self.qualified[key[0]][0] if key[0] >= 0 else None
+            loops = tuple(loop for loop in (frame.loops[i] for i in frame.sites.loop_nest.chain(pos))
+                          if loop.function == function)
+            context = self._contexts[key] = (function, loops)
+        return context
+
+    def emit(self, frame: _Frame) -> None:
+        wanted = self.options.argument_callees
+        for node in frame.sites.calls:
+            fn = node.child_by_field_name("function")
+            if fn is None:
+                continue
+            callee, via_field = frame.conv.callee(fn)
+            if callee in self.classes and not via_field:
+                continue
+            byte_range = (node.start_byte, node.end_byte)
+            if byte_range == frame.top_call:
+                result = frame.top_result
+            else:
+                target = frame.sites.results.get(byte_range)
+                result = frame.conv.expr(target) if target is not None else None
+            function, loops, span, key = self._place(frame, node)
+            if (fn.type == "identifier" and callee in self.macros and callee not in frame.active
+                    and len(frame.active) < _MAX_MACRO_DEPTH):
+                pos = frame.anchor.pos if frame.anchor else node.start_byte
+                anchor = _Anchor(function, loops, span, pos)
+                self._expand(frame, node, callee, anchor, result)
+                continue
+            args = None
+            if callee in wanted or frame.macro in wanted:
+                args = frame.conv.arguments(node.child_by_field_name("arguments"))
+            self.pending_calls.append((key, callee, span, function, loops, args, result,
+                                       frame.macro, via_field))
+        for site in frame.sites.assignments:
+            function, loops, span, key = self._place(frame, site.node)
+            value = frame.conv.expr(site.value) if site.value is not None else None
+            self.pending_assignments.append((key, frame.conv.expr(site.target), site.op, value,
+                                             span, function, loops))
+
+    def _expand(self, frame: _Frame, invocation: Node, name: str, anchor: _Anchor,
+                result: Expr | None) -> None:
+        macro = self.macros[name]
+        if not macro.has_facts:
+            return
+        items = frame.conv.argument_items(invocation.child_by_field_name("arguments"))
+        env = Bindings(macro.params, macro.variadic, items)
+        conv = MacroConverter(macro.source, env, macro.holes, macro.hole_at)
+        self.emit(_Frame(sites=macro.sites, conv=conv,
+                         loops=self._frame_loops(macro.sites, anchor), anchor=anchor,
+                         macro=frame.macro or name, active=frame.active | {name},
+                         top_call=macro.top_call, top_result=result))
+
+    # -- file-level facts -------------------------------------------------
+
+    def _functions(self) -> list[Function]:
+        local_names: list[list[str]] = [[] for _ in self.function_nodes]
+        for declarator in self.captures.get("local", ()):
+            index = self.function_nest.innermost(declarator.start_byte)
+            name = declared_name(self.source, declarator, prototypes=True) if index >= 0 else None
+            if name is not None:
+                local_names[index].append(name)
+        functions = []
+        for node, (qualified, name), names in zip(self.function_nodes, self.qualified, local_names):
+            declarator = function_declarator(node)
+            params = parameter_names(self.source, declarator) if declarator is not None else []
+            functions.append(Function(name, qualified, self.span(node), frozenset(params + names)))
+        return functions
+
+    def _field_bindings(self) -> list[FieldBinding]:
+        bindings = []
+        for pair in self.captures.get("binding", ()):
+            designators = pair.children_by_field_name("designator")
+            value = pair.child_by_field_name("value")
+            if not designators or value is None or value.type != "identifier":
+                continue
+            field = designators[-1]
+            if field.type == "field_designator" and field.named_child_count:
+                field = field.named_children[0]
+            if field.type == "field_identifier":
+                bindings.append(FieldBinding(text(self.source, field), text(self.source, value),
+                                             self.span(pair)))
+        return bindings
+
+    def _comments(self) -> list[tuple[int, str]]:
+        comments = []
+        for node in self.captures.get("comment", ()):
+            first = bisect_right(self.lines.starts, node.start_byte)
+            for offset, line in enumerate(text(self.source, node).split("\n")):
+                comments.append((first + offset, line.rstrip("\r")))
+        return comments
+
+    def file_facts(self, reason: str) -> FileFacts:
+        sites = Sites.read(self.captures)
+        self.emit(_Frame(sites=sites, conv=Converter(self.source), loops=self._frame_loops(sites, None)))
+        self.loop_records.sort(key=lambda record: record.key)
+        for number, record in enumerate(self.loop_records):
+            record.id = number
+        self.pending_calls.sort(key=itemgetter(0))
+        self.pending_assignments.sort(key=itemgetter(0))
+        calls = [Call(callee, span, function, tuple(loop.id for loop in loops), args, result,
+                      macro, via_field)
+                 for _, callee, span, function, loops, args, result, macro, via_field
+                 in self.pending_calls]
+        assignments = [Assignment(target, op, value, span, function, tuple(loop.id for loop in loops))
+                       for _, target, op, value, span, function, loops in self.pending_assignments]
+        loops = [Loop(record.id, record.kind, record.span, record.function)
+                 for record in self.loop_records]
+        return FileFacts(
+            path=self.path, frontend="tree-sitter", reason=reason, language=self.options.language,
+            functions=tuple(self._functions()), loops=tuple(loops), calls=tuple(calls),
+            assignments=tuple(assignments), field_bindings=tuple(self._field_bindings()),
+            comments=tuple(self._comments()), lines=self.lines.count)
+

@@ -1,0 +1,358 @@
+"""Expressions for the tree-sitter frontend: syntax nodes to :class:`Expr`,
+callee names, and (inside macro bodies) parameter substitution."""
+from __future__ import annotations
+
+import codecs
+from bisect import bisect_left
+from typing import Callable
+
+from tree_sitter import Node
+
+from ..facts import (BINARY, CALL, CAST, COND, INT, MEMBER, NAME, OTHER, STRING, SUBSCRIPT,
+                     UNARY, Expr)
+
+CXX_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
+_NAMES = frozenset({"identifier", "true", "false"})   # true/false: C's macros from stdbool.h
+_STRINGS = frozenset({"string_literal", "concatenated_string", "raw_string_literal"})
+_MAX_DEPTH = 120    # deeper expressions (generated tables) become OTHER instead of recursing
+
+_FOLD2: dict[str, Callable[[int, int], int | None]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "|": lambda a, b: a | b, "&": lambda a, b: a & b, "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: a << b if 0 <= b < 128 else None,
+    ">>": lambda a, b: a >> b if 0 <= b < 128 else None,
+    "/": lambda a, b: (abs(a) // abs(b)) * (1 if (a < 0) == (b < 0) else -1) if b else None,
+    "%": lambda a, b: a - b * ((abs(a) // abs(b)) * (1 if (a < 0) == (b < 0) else -1)) if b else None,
+}
+_FOLD1: dict[str, Callable[[int], int]] = {
+    "-": lambda a: -a, "+": lambda a: a, "~": lambda a: ~a, "!": lambda a: int(not a),
+}
+
+
+def int_literal(spelling: str) -> int | None:
+    """Value of a C/C++ integer literal (0x, 0b, octal, u/l/z suffixes, ' separators)."""
+    digits = spelling.replace("'", "").lower().rstrip("ulz")
+    try:
+        if digits.startswith(("0x", "0b")):
+            return int(digits, 0)
+        if len(digits) > 1 and digits.startswith("0"):
+            return int(digits, 8)
+        return int(digits, 10)
+    except ValueError:
+        return None     # floating point or malformed
+
+
+def char_literal(spelling: str) -> int | None:
+    body = spelling[spelling.find("'") + 1:spelling.rfind("'")]
+    try:
+        chars = codecs.decode(body, "unicode_escape")
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return ord(chars) if len(chars) == 1 else None
+
+
+def unwrap(node: Node) -> Node:
+    """The node under any parentheses and casts."""
+    while True:
+        kind = node.type
+        if kind == "parenthesized_expression":
+            inner = node.named_children
+            if len(inner) != 1:
+                return node
+            node = inner[0]
+        elif kind == "cast_expression":
+            inner = node.child_by_field_name("value")
+            if inner is None:
+                return node
+            node = inner
+        elif kind == "call_expression" and (cast := call_cast(node)) is not None:
+            node = cast[1]
+        else:
+            return node
+
+
+def call_cast(call: Node) -> tuple[str, Node] | None:
+    """(type, operand) when a call_expression is really a cast: C++'s
+    `static_cast<T>(x)` and friends, and `(off_t)(x)`, which tree-sitter reads
+    as a call through `(off_t)` for want of knowing types (names ending in _t
+    are reserved for types by POSIX)."""
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type not in ("template_function", "parenthesized_expression"):
+        return None
+    args = call.child_by_field_name("arguments")
+    if args is None or args.named_child_count != 1:
+        return None
+    if fn.type == "template_function":
+        name, type_args = fn.child_by_field_name("name"), fn.child_by_field_name("arguments")
+        if name is None or type_args is None or name.text.decode("ascii", "replace") not in CXX_CASTS:
+            return None
+        return type_args.text.decode("utf-8", "replace")[1:-1].strip(), args.named_children[0]
+    inner = fn.named_children
+    if len(inner) != 1 or inner[0].type != "identifier":
+        return None
+    spelling = inner[0].text.decode("utf-8", "replace")
+    return (spelling, args.named_children[0]) if spelling.endswith("_t") else None
+
+
+class Bindings:
+    """A macro invocation's arguments by parameter name.  Each argument is the
+    node in its own text with the converter for that text (an argument may come
+    from an outer macro body), and is converted only when a fact of the body
+    uses it, which most never are."""
+
+    def __init__(self, params: tuple[str, ...], variadic: bool,
+                 items: list[tuple["Converter", Node]]) -> None:
+        fixed = len(params) - 1 if variadic else len(params)
+        self._single = {name: items[i] for i, name in enumerate(params[:fixed]) if i < len(items)}
+        self._spread = {params[-1]: items[fixed:]} if variadic else {}
+        self._converted: dict[str, Expr] = {}
+
+    def get(self, name: str) -> Expr | None:
+        expr = self._converted.get(name)
+        if expr is None and name in self._single:
+            conv, node = self._single[name]
+            expr = self._converted[name] = conv.expr(node)
+        return expr
+
+    def spread(self, name: str) -> list[tuple["Converter", Node]] | None:
+        return self._spread.get(name)
+
+    def spelling(self, name: str) -> str:
+        items = self._spread.get(name)
+        if items is None:
+            items = [self._single[name]] if name in self._single else []
+        return ", ".join(conv.text(node) for conv, node in items)
+
+
+class Converter:
+    """Converts the nodes of one source text."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+
+    def text(self, node: Node) -> str:
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def spread(self, arg: Node) -> list[tuple["Converter", Node]] | None:
+        """The arguments a use of a variadic macro parameter stands for."""
+        return None
+
+    def substitute(self, node: Node) -> Expr | None:
+        """The argument a parameter use (a leaf node) in a macro body stands for."""
+        return None
+
+    def argument_items(self, args: Node | None) -> list[tuple["Converter", Node]]:
+        """A call's arguments with the converter of each; a use of the variadic
+        parameter spreads into the arguments it stands for."""
+        items: list[tuple[Converter, Node]] = []
+        for arg in args.named_children if args is not None else ():
+            if arg.type == "comment":
+                continue
+            spread = self.spread(arg)
+            if spread is not None:
+                items.extend(spread)
+            else:
+                items.append((self, arg))
+        return items
+
+    def arguments(self, args: Node | None, depth: int = 0) -> tuple[Expr, ...]:
+        return tuple(conv.expr(node, depth) for conv, node in self.argument_items(args))
+
+    def callee(self, fn: Node) -> tuple[str, bool]:
+        """(unqualified callee name, called through a field) for a call's function node."""
+        while True:
+            kind = fn.type
+            if kind == "identifier":
+                bound = self.substitute(fn)
+                if bound is not None:
+                    return bound_callee(bound)
+                return self.text(fn), False
+            if kind == "field_expression":
+                name = fn.child_by_field_name("field")
+                while name is not None and name.type in ("dependent_name", "template_method"):
+                    name = name.child_by_field_name("name") or name.named_children[0]
+                return (self.member_name(name) if name is not None else self.text(fn)), True
+            if kind in ("qualified_identifier", "template_function"):
+                inner = fn.child_by_field_name("name")
+            elif kind in ("pointer_expression", "subscript_expression", "cast_expression"):
+                inner = fn.child_by_field_name("argument") or fn.child_by_field_name("value")
+            elif kind == "call_expression":
+                inner = fn.child_by_field_name("function")
+            elif kind == "parenthesized_expression" and fn.named_child_count == 1:
+                inner = fn.named_children[0]
+            else:
+                return self.text(fn), False
+            if inner is None:
+                return self.text(fn), False
+            fn = inner
+
+    def member_name(self, node: Node) -> str:
+        bound = self.substitute(node)
+        if bound is not None and bound.kind == NAME:
+            return bound.op
+        return self.text(node)
+
+    def expr(self, node: Node, depth: int = 0) -> Expr:
+        if depth > _MAX_DEPTH:
+            return Expr(OTHER, self.text(node))
+        convert = _CONVERTERS.get(node.type)
+        if convert is None:
+            return Expr(STRING if node.type in _STRINGS else OTHER, self.text(node))
+        return convert(self, node, depth + 1)
+
+    def _name(self, node: Node, depth: int) -> Expr:
+        bound = self.substitute(node)
+        if bound is not None:
+            return bound
+        spelling = self.text(node)
+        return Expr(NAME, spelling, spelling)
+
+    def _null(self, node: Node, depth: int) -> Expr:
+        spelling = self.text(node)    # the NULL macro is a name; C++'s nullptr keyword is not
+        return Expr(NAME, spelling, spelling) if spelling == "NULL" else Expr(OTHER, spelling)
+
+    def _qualified(self, node: Node, depth: int) -> Expr:
+        name = node.child_by_field_name("name")
+        while name is not None and name.type == "qualified_identifier":
+            name = name.child_by_field_name("name")
+        if name is None or name.type != "identifier":
+            return Expr(OTHER, self.text(node))
+        return Expr(NAME, self.text(node), self.text(name))
+
+    def _number(self, node: Node, depth: int) -> Expr:
+        bound = self.substitute(node)     # a parameter use that was disambiguated, see ts_macros
+        if bound is not None:
+            return bound
+        spelling = self.text(node)
+        sign = spelling[0] if spelling[0] in "+-" else ""
+        value = int_literal(spelling[1:].lstrip() if sign else spelling)
+        literal = Expr(OTHER if value is None else INT, spelling.lstrip("+- "), value=value)
+        if not sign:
+            return literal
+        # tree-sitter lexes `-1` as one literal, C as negation of 1.
+        folded = None if value is None else (-value if sign == "-" else value)
+        return Expr(UNARY, spelling, sign, (literal,), folded)
+
+    def _char(self, node: Node, depth: int) -> Expr:
+        spelling = self.text(node)
+        value = char_literal(spelling)
+        return Expr(OTHER if value is None else INT, spelling, value=value)
+
+    def _paren(self, node: Node, depth: int) -> Expr:
+        inner = [child for child in node.named_children if child.type != "comment"]
+        if len(inner) != 1:
+            return Expr(OTHER, self.text(node))
+        return self.expr(inner[0], depth)
+
+    def _cast(self, node: Node, depth: int) -> Expr:
+        kind, value = node.child_by_field_name("type"), node.child_by_field_name("value")
+        if kind is None or value is None:
+            return Expr(OTHER, self.text(node))
+        return Expr(CAST, self.text(node), self.text(kind), (self.expr(value, depth),))
+
+    def _call(self, node: Node, depth: int) -> Expr:
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if fn is None:
+            return Expr(OTHER, self.text(node))
+        cast = call_cast(node)
+        if cast is not None:
+            return Expr(CAST, self.text(node), cast[0], (self.expr(cast[1], depth),))
+        return Expr(CALL, self.text(node), self.callee(fn)[0], self.arguments(args, depth))
+
+    def _binary(self, node: Node, depth: int) -> Expr:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        op = node.child_by_field_name("operator")
+        if left is None or right is None or op is None:
+            return Expr(OTHER, self.text(node))
+        a, b = self.expr(left, depth), self.expr(right, depth)
+        fold = _FOLD2.get(op.type)
+        value = fold(a.value, b.value) if fold and a.value is not None and b.value is not None else None
+        return Expr(BINARY, self.text(node), op.type, (a, b), value)
+
+    def _unary(self, node: Node, depth: int) -> Expr:
+        operand, op = node.child_by_field_name("argument"), node.child_by_field_name("operator")
+        if operand is None or op is None:
+            return Expr(OTHER, self.text(node))
+        a = self.expr(operand, depth)
+        fold = _FOLD1.get(op.type) if node.type == "unary_expression" else None
+        value = fold(a.value) if fold and a.value is not None else None
+        return Expr(UNARY, self.text(node), op.type, (a,), value)
+
+    def _subscript(self, node: Node, depth: int) -> Expr:
+        base = node.child_by_field_name("argument")
+        index = node.child_by_field_name("index") or node.child_by_field_name("indices")
+        if index is not None and index.type == "subscript_argument_list":
+            index = index.named_children[0] if index.named_child_count == 1 else None
+        if base is None or index is None:
+            return Expr(OTHER, self.text(node))
+        return Expr(SUBSCRIPT, self.text(node), "", (self.expr(base, depth), self.expr(index, depth)))
+
+    def _member(self, node: Node, depth: int) -> Expr:
+        obj, name = node.child_by_field_name("argument"), node.child_by_field_name("field")
+        if obj is None or name is None:
+            return Expr(OTHER, self.text(node))
+        return Expr(MEMBER, self.text(node), self.member_name(name), (self.expr(obj, depth),))
+
+    def _cond(self, node: Node, depth: int) -> Expr:
+        parts = [node.child_by_field_name(f) for f in ("condition", "consequence", "alternative")]
+        if any(part is None for part in parts):
+            return Expr(OTHER, self.text(node))    # GNU `a ?: b`
+        return Expr(COND, self.text(node), "", tuple(self.expr(part, depth) for part in parts))
+
+
+class MacroConverter(Converter):
+    """Converts a macro body for one invocation: `env` binds the parameters and
+    `holes` lists (start, end, name) of their uses, sorted, so that they are
+    substituted and texts read as they would after expansion."""
+
+    def __init__(self, source: bytes, env: Bindings, holes: list[tuple[int, int, str]],
+                 hole_at: dict[int, str]) -> None:
+        super().__init__(source)
+        self.env, self.holes, self.hole_at = env, holes, hole_at
+
+    def text(self, node: Node) -> str:
+        start, end = node.start_byte, node.end_byte
+        parts, pos = [], start
+        for i in range(bisect_left(self.holes, (start,)), len(self.holes)):
+            hole_start, hole_end, name = self.holes[i]
+            if hole_end > end:
+                break
+            parts.append(self.source[pos:hole_start].decode("utf-8", "replace"))
+            parts.append(self.env.spelling(name))
+            pos = hole_end
+        parts.append(self.source[pos:end].decode("utf-8", "replace"))
+        return "".join(parts)
+
+    def spread(self, arg: Node) -> list[tuple[Converter, Node]] | None:
+        name = self.hole_at.get(arg.start_byte) if arg.type == "identifier" else None
+        return self.env.spread(name) if name is not None else None
+
+    def substitute(self, node: Node) -> Expr | None:
+        name = self.hole_at.get(node.start_byte)
+        return self.env.get(name) if name is not None else None
+
+
+def bound_callee(bound: Expr) -> tuple[str, bool]:
+    """Callee name when a macro parameter names the function: `fn(x)` with fn := ops->queue."""
+    if bound.kind in (NAME, MEMBER, CALL):
+        return bound.op, bound.kind == MEMBER
+    return bound.text, False
+
+
+_CONVERTERS: dict[str, Callable[[Converter, Node, int], Expr]] = {
+    **{kind: Converter._name for kind in _NAMES},
+    "null": Converter._null,
+    "qualified_identifier": Converter._qualified,
+    "number_literal": Converter._number,
+    "char_literal": Converter._char,
+    "parenthesized_expression": Converter._paren,
+    "cast_expression": Converter._cast,
+    "call_expression": Converter._call,
+    "binary_expression": Converter._binary,
+    "unary_expression": Converter._unary,
+    "pointer_expression": Converter._unary,
+    "update_expression": Converter._unary,
+    "subscript_expression": Converter._subscript,
+    "field_expression": Converter._member,
+    "conditional_expression": Converter._cond,
+}

@@ -1,0 +1,47 @@
+"""Per-process tree-sitter parsers and compiled queries, one set per language."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from operator import attrgetter
+from pathlib import Path
+
+import tree_sitter_c
+import tree_sitter_cpp
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+from ..facts import FrontendError
+
+_QUERIES = Path(__file__).resolve().parent.parent / "queries"
+_LANGUAGES = {"c": (tree_sitter_c.language, ("facts.scm",)),
+              "c++": (tree_sitter_cpp.language, ("facts.scm", "facts_cpp.scm"))}
+
+
+@dataclass(frozen=True)
+class Grammar:
+    language: str
+    parser: Parser
+    facts: Query          # every construct a fact comes from
+    macro_names: Query    # identifiers of a macro body, for parameter substitution
+
+    def captures(self, query: Query, root: Node) -> dict[str, list[Node]]:
+        """Captures by name, each list in source order; QueryCursor returns them grouped by pattern, not by position."""
+        found = QueryCursor(query).captures(root)
+        for nodes in found.values():
+            nodes.sort(key=_START)
+        return found
+
+
+_START = attrgetter("start_byte")
+
+
+@cache
+def grammar(language: str) -> Grammar:
+    try:
+        make, query_files = _LANGUAGES[language]
+    except KeyError:
+        raise FrontendError(f"tree-sitter frontend: unsupported language {language!r}") from None
+    lang = Language(make())
+    source = "\n".join((_QUERIES / name).read_text(encoding="utf-8") for name in query_files)
+    return Grammar(language, Parser(lang), Query(lang, source),
+                   Query(lang, (_QUERIES / "macro_names.scm").read_text(encoding="utf-8")))

@@ -1,0 +1,81 @@
+"""The fact-bearing nodes of one syntax tree (a file, or a macro body), read
+from the facts query's captures: loops with the byte range that counts as
+inside them, calls, and assignment-like nodes with their parts."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from tree_sitter import Node
+
+from ..facts import RANGE_ELEMENT
+from .ts_expr import call_cast, unwrap
+from .ts_names import Nest, declared_identifier
+
+LOOP_KINDS = {"loop.for": "for", "loop.while": "while", "loop.do": "do",
+              "loop.range-for": "range-for"}
+
+
+class AssignSite(NamedTuple):    # a tuple: files have thousands
+    node: Node                # the span of the fact
+    target: Node
+    op: str
+    value: Node | None
+
+
+@dataclass
+class Sites:
+    loops: list[tuple[Node, str]]         # (statement, kind), source order
+    loop_nest: Nest                       # over the loops' inside ranges, same indices
+    calls: list[Node]
+    assignments: list[AssignSite]
+    results: dict[tuple[int, int], Node]  # call byte range -> target it is assigned to
+
+    @classmethod
+    def read(cls, captures: dict[str, list[Node]]) -> "Sites":
+        loops = sorted(((node, kind) for name, kind in LOOP_KINDS.items()
+                        for node in captures.get(name, ())),
+                       key=lambda loop: (loop[0].start_byte, -loop[0].end_byte))
+        assignments = _assignments(captures)
+        results = {}
+        for site in assignments:
+            if site.op == "=" and site.value is not None:
+                value = unwrap(site.value)
+                if value.type == "call_expression":
+                    results[value.start_byte, value.end_byte] = site.target
+        return cls(loops=loops,
+                   loop_nest=Nest([_inside(node, kind) for node, kind in loops]),
+                   calls=[node for node in captures.get("call", ()) if call_cast(node) is None],
+                   assignments=assignments, results=results)
+
+
+def _inside(loop: Node, kind: str) -> tuple[int, int]:
+    """The part of a loop that runs per iteration: all but a for-loop's init clause."""
+    init = loop.child_by_field_name("initializer") if kind == "for" else None
+    return (init.end_byte if init is not None else loop.start_byte), loop.end_byte
+
+
+def _assignments(captures: dict[str, list[Node]]) -> list[AssignSite]:
+    sites = []
+    for node in captures.get("assign", ()):
+        target, op = node.child_by_field_name("left"), node.child_by_field_name("operator")
+        if target is not None and op is not None:
+            sites.append(AssignSite(node, target, op.type, node.child_by_field_name("right")))
+    for node in captures.get("update", ()):
+        target, op = node.child_by_field_name("argument"), node.child_by_field_name("operator")
+        if target is not None and op is not None:
+            sites.append(AssignSite(node, target, op.type, None))
+    for loop in captures.get("loop.range-for", ()):
+        # The loop variable takes each element of the range in turn.
+        declarator = loop.child_by_field_name("declarator")
+        target = declared_identifier(declarator) if declarator is not None else None
+        if target is not None:
+            sites.append(AssignSite(declarator, target, RANGE_ELEMENT, loop.child_by_field_name("right")))
+    for node in captures.get("init", ()):
+        declarator, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+        target = declared_identifier(declarator) if declarator is not None else None
+        # `Arena arena(3, len)` constructs an object: no assignment, as clang sees it.
+        if target is not None and (value is None or value.type != "argument_list"):
+            sites.append(AssignSite(node, target, "=", value))
+    sites.sort(key=lambda site: (site.node.start_byte, -site.node.end_byte))
+    return sites

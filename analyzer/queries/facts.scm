@@ -1,0 +1,15 @@
+; Constructs the tree-sitter frontend turns into facts, for C and C++.
+; Capture names are the fact kinds analyzer/frontends/ts_sites.py reads.
+; Definitions with a body (C++ `= delete` / `= default` ones have none).
+(function_definition body: (_)) @function
+(for_statement) @loop.for
+(while_statement) @loop.while
+(do_statement) @loop.do
+(call_expression) @call
+(assignment_expression) @assign
+(update_expression) @update
+(init_declarator) @init
+(declaration declarator: (_) @local)
+(comment) @comment
+(preproc_function_def) @macro
+(initializer_pair) @binding

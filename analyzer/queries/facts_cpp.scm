@@ -1,0 +1,13 @@
+; C++-only additions to facts.scm: range-for loops and the scopes that
+; qualify method names.
+(for_range_loop) @loop.range-for
+(for_range_loop declarator: (_) @local)
+(namespace_definition) @scope
+(class_specifier body: (_)) @scope
+(struct_specifier body: (_)) @scope
+(union_specifier body: (_)) @scope
+(lambda_expression
+  declarator: (abstract_function_declarator
+    parameters: (parameter_list (parameter_declaration declarator: (_) @local))))
+; `if (int fd = open(...))`: the condition's declaration holds its initialiser itself.
+(condition_clause value: (declaration value: (_)) @init)

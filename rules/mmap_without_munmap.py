@@ -1,0 +1,161 @@
+"""MML008 mmap-without-munmap: a mapping made on every iteration and never unmapped.
+
+## What it does
+Reports an `mmap()` executed once per iteration of a loop (in the loop, or in a
+function or method the loop calls, across the analyzed files) when no `munmap()`
+in the analyzed code can receive the mapping: none is handed the variable the
+mapping went to, nor a variable, field or array it was copied into
+(`segs[n] = p` then `munmap(segs[i], len)` counts as released). A `munmap()` of
+something the rule cannot trace (a function parameter, a range-for element) is
+taken to release every mapping that escapes what the rule follows (returned,
+kept in a field or global, pushed into a container) and those of the function
+it runs in or is called from: an unmap helper or a destructor that walks a
+vector of segments keeps the rule silent. Points at the mmap.
+Not reported: `MAP_FIXED` mappings, which replace part of a region reserved
+earlier instead of adding to the address space.
+
+## Why is this bad?
+Each mapping is a VMA in the process and, for a file, a reference on the file
+and its page cache. Mappings that pile up without end grow the address space
+until `mmap` fails with ENOMEM at `vm.max_map_count` (65530 by default), keep
+every page they touched charged to the process, and make every later fault,
+`mmap` and `munmap` walk a larger VMA tree. For shared file mappings the kernel
+must also keep tracking and writing back the dirty pages of all of them: in
+the report this rule comes from, a program mapped 4 MiB segments of 50 growing
+files and never unmapped them (an `madvise(MADV_DONTNEED)` of old segments was
+disabled); memsets into the newest segment went from milliseconds on RHEL 5 to
+1.4-2.2 seconds on RHEL 6 as writeback of everything still mapped ran under
+them. `mmaplint confirm MML008` measures a loop of this shape on your kernel.
+
+## Example
+```c
+for (off_t off = 0; off < total; off += SEG) {
+    char *p = mmap(NULL, SEG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);  /* MML008 */
+    fill(p, SEG);
+}
+```
+
+## Use instead
+Unmap each segment when you are done with it (after an `msync` if it must be
+durable), or keep a bounded window of segments and unmap the oldest; or map the
+whole file once and `mremap` it when it grows:
+```c
+for (off_t off = 0; off < total; off += SEG) {
+    char *p = mmap(NULL, SEG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+    fill(p, SEG);
+    munmap(p, SEG);
+}
+```
+"""
+from collections import defaultdict
+
+from mmaplint.analyzer.facts import BINARY, CALL, MEMBER, NAME as IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, strip
+from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program, constant
+from mmaplint.analyzer.registry import Hit
+
+ID = "MML008"
+NAME = "mmap-without-munmap"
+SEVERITY = "warning"
+SUMMARY = "mmap executed per loop iteration whose mapping is never unmapped"
+HELP = "munmap each mapping when done with it, or keep a bounded window of mappings"
+UNMAPS = {"munmap"}
+# Calls that put a pointer into a container the rule cannot name (the receiver is not a fact).
+INSERTS = {"push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", "insert",
+           "append", "add", "list_add", "list_add_tail", "g_ptr_array_add"}
+CALLEES = MMAP_CALLS | UNMAPS | INSERTS
+REPRODUCER = "corpus/mmap_no_munmap"
+
+
+def check(program: Program):
+    flows = _flows(program)
+    holders = {m.call: _reachable(flows, _holder(program, m.call.result, m.call.span.path,
+                                                 m.call.function)) for m in program.mappings}
+    traced = set().union(*holders.values()) if holders else set()
+    unmaps = [(u, _holder(program, u.arg(0), u.span.path, u.function)) for u in program.calls(*UNMAPS)]
+    untraced = [u for u, key in unmaps if key is None or key not in traced]
+    unmapped = {key for _, key in unmaps}
+    inserted = {_holder(program, arg, c.span.path, c.function)
+                for c in program.calls(*INSERTS) for arg in c.args or ()}
+    for mapping in program.mappings:
+        held = holders[mapping.call]
+        if "MAP_FIXED" in mapping.flags or held & unmapped:
+            continue
+        if untraced and _reaches_untraced(program, held, inserted, untraced):
+            continue
+        hot = program.call_per_iteration(mapping.call)
+        if hot is None:
+            continue
+        kept = _kept_in(mapping)
+        size = constant(mapping.length)
+        yield Hit(
+            mapping.call.span,
+            f"mmap() runs {hot.describe()} and no munmap() receives the mapping{kept}: mappings "
+            "pile up until mmap fails at vm.max_map_count, and writeback keeps tracking all of them",
+            related=hot.related(),
+            params={"size": size} if size else {},
+        )
+
+
+def _reaches_untraced(program: Program, held: set[Key], inserted: set[Key],
+                      untraced: list[Call]) -> bool:
+    """Whether an munmap of something untraced (a parameter, a container element) may be handed
+    this mapping: the mapping escapes what the rule follows (returned, kept in a field or global,
+    put in a container), or the munmap runs in, or is called from, a function holding it."""
+    if not held or held & inserted or any(key[0] != "local" for key in held):
+        return True
+    homes = {(key[1], key[2]) for key in held}
+    called = {c.callee for path, function in homes for c in program.files[path].calls
+              if c.function == function}
+    return any((u.span.path, u.function) in homes or _unqualified(u.function) in called
+               for u in untraced)
+
+
+def _unqualified(function: str | None) -> str | None:
+    return function.rsplit("::", 1)[-1] if function else None
+
+
+def _kept_in(mapping: Mapping) -> str:
+    return f" ({mapping.call.result.text})" if mapping.call.result is not None else ""
+
+
+def _holder(program: Program, expr: Expr | None, path: str, function: str | None) -> Key | None:
+    """The variable, field or array a pointer expression is kept in: `segs` for `segs[i]`,
+    `p` for `p + off` or `(char *)p`."""
+    expr = strip(expr)
+    while expr is not None:
+        if expr.kind in (IDENTIFIER, MEMBER):
+            return program.key(expr, path, function)
+        if expr.kind == SUBSCRIPT or (expr.kind == UNARY and expr.op in ("*", "&")):
+            expr = strip(expr.children[0])
+        elif expr.kind == BINARY and expr.op in ("+", "-"):
+            expr = strip(expr.children[0])
+        else:
+            return None
+    return None
+
+
+def _flows(program: Program) -> dict[Key, set[Key]]:
+    """Where each variable's value is copied: `q = p` and `segs[n] = p` make edges p -> q and
+    p -> segs (and range-for `for (p : segs)` an edge segs -> p)."""
+    edges: dict[Key, set[Key]] = defaultdict(set)
+    for facts in program.files.values():
+        for a in facts.assignments:
+            if a.op not in ("=", ":") or a.value is None or strip(a.value).kind == CALL:
+                continue
+            source = _holder(program, a.value, a.span.path, a.function)
+            target = _holder(program, a.target, a.span.path, a.function)
+            if source is not None and target is not None and source != target:
+                edges[source].add(target)
+    return edges
+
+
+def _reachable(flows: dict[Key, set[Key]], start: Key | None) -> set[Key]:
+    if start is None:
+        return set()
+    seen, pending = {start}, [start]
+    while pending:
+        for nxt in flows.get(pending.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                pending.append(nxt)
+    return seen

@@ -1,0 +1,303 @@
+"""The tree-sitter frontend turns small C and C++ sources into the facts of
+the frontend contract."""
+from __future__ import annotations
+
+import pytest
+
+from mmaplint.analyzer.facts import (BINARY, CALL, CAST, COND, INT, MEMBER, NAME, OTHER,
+                                     RANGE_ELEMENT, STRING, SUBSCRIPT, UNARY, Expr, FrontendError, FrontendOptions)
+from mmaplint.analyzer.frontends import treesitter
+
+WANTED = frozenset({"open", "msync", "mmap", "fopen", "printf", "SYNC_WANTED"})
+
+
+def read(source: str | bytes, language: str = "c", wanted: frozenset[str] = WANTED):
+    data = source.encode() if isinstance(source, str) else source
+    return treesitter.parse("t.c", data, FrontendOptions(argument_callees=wanted, language=language))
+
+
+def call(facts, callee: str, nth: int = 0):
+    return [c for c in facts.calls if c.callee == callee][nth]
+
+
+def shape(expr: Expr | None):
+    """Kind/op/value tree of an expression, without texts."""
+    if expr is None:
+        return None
+    if expr.kind == INT:
+        return (INT, expr.value)
+    if not expr.children:
+        return (expr.kind, expr.op)
+    return (expr.kind, expr.op, *(shape(child) for child in expr.children))
+
+
+def test_calls_functions_loops_and_spans():
+    facts = read(
+        "int f(int n) {\n"
+        "  for (int i = init(); i < limit(n); i++) {\n"
+        "    while (more()) { step(i); }\n"
+        "  }\n"
+        "  return done(check(n));\n"
+        "}\n")
+    assert [(f.name, f.qualified) for f in facts.functions] == [("f", "f")]
+    assert facts.functions[0].locals == frozenset({"n", "i"})
+    assert [(loop.id, loop.kind, loop.function, loop.span.line) for loop in facts.loops] == [
+        (0, "for", "f", 2), (1, "while", "f", 3)]
+    assert [(c.callee, c.loops) for c in facts.calls] == [
+        ("init", ()), ("limit", (0,)), ("more", (0, 1)), ("step", (0, 1)),
+        ("done", ()), ("check", ())]
+    step = call(facts, "step")
+    assert (step.span.line, step.span.column, step.span.end_line, step.span.end_column) == (3, 22, 3, 28)
+    assert step.function == "f" and step.args is None and step.macro is None
+    assert facts.lines == 6 and facts.frontend == "tree-sitter" and facts.language == "c"
+
+
+def test_do_while_condition_is_inside_and_loops_nest():
+    facts = read("void g(void) { do { for (;;) a(); } while (b()); c(); }")
+    assert [(loop.id, loop.kind) for loop in facts.loops] == [(0, "do"), (1, "for")]
+    assert [(c.callee, c.loops) for c in facts.calls] == [("a", (0, 1)), ("b", (0,)), ("c", ())]
+
+
+def test_callee_forms_and_via_field():
+    facts = read("void h(struct ops *o, struct s v) {\n"
+                 "  o->queue(1); v.flush(); (*fp)(2); fp(3); tbl[i](4);\n"
+                 "}")
+    assert [(c.callee, c.via_field) for c in facts.calls] == [
+        ("queue", True), ("flush", True), ("fp", False), ("fp", False), ("tbl", False)]
+
+
+def test_arguments_only_for_wanted_callees_and_flags_keep_names():
+    facts = read('void o(const char *p) { int fd = open(p, O_RDWR | O_DSYNC, 0644); close(fd); }')
+    opened = call(facts, "open")
+    assert shape(opened.args[1]) == (BINARY, "|", (NAME, "O_RDWR"), (NAME, "O_DSYNC"))
+    assert opened.args[1].text == "O_RDWR | O_DSYNC"
+    assert shape(opened.args[2]) == (INT, 0o644)
+    assert call(facts, "close").args is None
+
+
+def test_results_through_casts_and_parentheses():
+    facts = read("void m(struct map *m) {\n"
+                 "  int fd; fd = open(path, 0);\n"
+                 "  m->base = mmap(0, 4096, 3, 1, fd, 0);\n"
+                 "  char *p = (char *)(mmap(0, 1, 3, 1, fd, 0));\n"
+                 "  use(mmap(0, 2, 3, 1, fd, 0));\n"
+                 "}")
+    assert shape(call(facts, "open").result) == (NAME, "fd")
+    assert shape(call(facts, "mmap", 0).result) == (MEMBER, "base", (NAME, "m"))
+    assert shape(call(facts, "mmap", 1).result) == (NAME, "p")
+    assert call(facts, "mmap", 2).result is None
+
+
+def test_expression_kinds():
+    facts = read("void e(int *a, struct s *s) {\n"
+                 "  printf(\"%d\", -x, ~0x10u, !y, *a, &s->len, a[2], c ? 1 : 2, (long)n,\n"
+                 "         'A', 0b101, sizeof(int), 4096 * 2, f(1), i++);\n"
+                 "}")
+    args = call(facts, "printf").args
+    assert [shape(arg) for arg in args] == [
+        (STRING, ""), (UNARY, "-", (NAME, "x")), (UNARY, "~", (INT, 0x10)), (UNARY, "!", (NAME, "y")),
+        (UNARY, "*", (NAME, "a")), (UNARY, "&", (MEMBER, "len", (NAME, "s"))),
+        (SUBSCRIPT, "", (NAME, "a"), (INT, 2)), (COND, "", (NAME, "c"), (INT, 1), (INT, 2)),
+        (CAST, "long", (NAME, "n")), (INT, 65), (INT, 5), (OTHER, ""),
+        (BINARY, "*", (INT, 4096), (INT, 2)), (CALL, "f", (INT, 1)), (UNARY, "++", (NAME, "i"))]
+    assert (args[2].value, args[12].value) == (~0x10, 8192)     # constants are folded
+    assert [arg.text for arg in args[8:12]] == ["(long)n", "'A'", "0b101", "sizeof(int)"]
+
+
+def test_assignments_compound_updates_and_declarators():
+    facts = read("int flags = O_RDWR;\n"
+                 "void a(int n) {\n"
+                 "  int x = 1, *p = 0, y;\n"
+                 "  for (int i = 0; i < n; i++) { flags |= O_DSYNC; x <<= 1; --n; }\n"
+                 "  n = (x = 3);\n"
+                 "}")
+    got = [(shape(a.target), a.op, shape(a.value), a.function, a.loops) for a in facts.assignments]
+    assert got == [
+        ((NAME, "flags"), "=", (NAME, "O_RDWR"), None, ()),
+        ((NAME, "x"), "=", (INT, 1), "a", ()),
+        ((NAME, "p"), "=", (INT, 0), "a", ()),
+        ((NAME, "i"), "=", (INT, 0), "a", ()),
+        ((NAME, "i"), "++", None, "a", (0,)),
+        ((NAME, "flags"), "|=", (NAME, "O_DSYNC"), "a", (0,)),
+        ((NAME, "x"), "<<=", (INT, 1), "a", (0,)),
+        ((NAME, "n"), "--", None, "a", (0,)),
+        ((NAME, "n"), "=", (OTHER, ""), "a", ()),
+        ((NAME, "x"), "=", (INT, 3), "a", ()),
+    ]
+
+
+def test_field_bindings_from_designated_initialisers():
+    facts = read("static const struct backend mmap_backend = {\n"
+                 "  .name = \"mmap\", .queue = mmap_queue, .flush = &mmap_flush, .sync = sync_fn,\n"
+                 "};")
+    assert [(b.field, b.function, b.span.line) for b in facts.field_bindings] == [
+        ("queue", "mmap_queue", 2), ("sync", "sync_fn", 2)]
+
+
+def test_comments_one_entry_per_line():
+    facts = read("int x; // mmaplint: ignore[msync-loop]\n"
+                 "/* first\n"
+                 "   second */ int y;\n")
+    assert facts.comments == ((1, "// mmaplint: ignore[msync-loop]"), (2, "/* first"),
+                              (3, "   second */"))
+
+
+def test_function_like_macro_expands_at_invocation():
+    facts = read("#define SYNC_PAGE(x) msync((x), 4096, MS_SYNC)\n"
+                 "void s(char *p, int n) {\n"
+                 "  for (int i = 0; i < n; i++)\n"
+                 "    SYNC_PAGE(p + i * 4096);\n"
+                 "}")
+    assert [c.callee for c in facts.calls] == ["msync"]
+    synced = facts.calls[0]
+    assert synced.macro == "SYNC_PAGE" and synced.loops == (0,)
+    assert (synced.span.line, synced.span.column, synced.span.end_column) == (4, 5, 27)
+    assert [shape(arg) for arg in synced.args] == [
+        (BINARY, "+", (NAME, "p"), (BINARY, "*", (NAME, "i"), (INT, 4096))),
+        (INT, 4096), (NAME, "MS_SYNC")]
+    assert synced.args[0].text == "p + i * 4096"
+
+
+def test_nested_and_variadic_macros_with_loops_and_results():
+    facts = read("#define SYNC_ONE(a) msync((a), 4096, MS_SYNC)\n"
+                 "#define SYNC_ALL(b, n) for (int j = 0; j < (n); j++) SYNC_ONE((b) + j * 4096)\n"
+                 "#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)\n"
+                 "#define OPEN_RW(path) open((path), O_RDWR)\n"
+                 "#define BUMP(v) (v) += 2\n"
+                 "void t(char *base) {\n"
+                 "  SYNC_ALL(base, 8);\n"
+                 "  LOG(\"%d %d\", 1, 2);\n"
+                 "  int fd = OPEN_RW(\"f\");\n"
+                 "  BUMP(fd);\n"
+                 "}")
+    assert [(loop.id, loop.kind, loop.span.line) for loop in facts.loops] == [(0, "for", 7)]
+    synced = call(facts, "msync")
+    assert synced.macro == "SYNC_ALL" and synced.loops == (0,) and synced.span.line == 7
+    assert shape(synced.args[0]) == (
+        BINARY, "+", (NAME, "base"), (BINARY, "*", (NAME, "j"), (INT, 4096)))
+    logged = call(facts, "printf")
+    assert [shape(arg) for arg in logged.args] == [(STRING, ""), (INT, 1), (INT, 2)]
+    opened = call(facts, "open")
+    assert opened.macro == "OPEN_RW" and shape(opened.result) == (NAME, "fd")
+    assert shape(opened.args[1]) == (NAME, "O_RDWR")
+    bumped = [a for a in facts.assignments if a.op == "+="]
+    assert [(shape(a.target), a.span.line) for a in bumped] == [((NAME, "fd"), 10)]
+    assert {c.callee for c in facts.calls}.isdisjoint({"SYNC_ALL", "SYNC_ONE", "LOG", "OPEN_RW"})
+
+
+def test_macro_named_in_argument_callees_gets_arguments():
+    facts = read("#define SYNC_WANTED(p) sync_range((p), 1)\nvoid w(void) { SYNC_WANTED(q); }")
+    assert [shape(arg) for arg in call(facts, "sync_range").args] == [(NAME, "q"), (INT, 1)]
+
+
+def test_unknown_macro_is_a_plain_call():
+    facts = read("void u(void) { HEADER_MACRO(x); }")
+    assert [(c.callee, c.macro) for c in facts.calls] == [("HEADER_MACRO", None)]
+
+
+def test_syntax_errors_keep_intact_functions():
+    facts = read("void good(void)\n{\n  for (;;) msync(p, 1, 0);\n}\n"
+                 "void bad(void)\n{\n  if (x {\n    int y = ; @@\n}\n"
+                 "void later(void)\n{\n  while (1) fflush(f);\n}\n")
+    assert {"good", "later"} <= {f.qualified for f in facts.functions}
+    synced, flushed = call(facts, "msync"), call(facts, "fflush")
+    assert (synced.function, synced.loops) == ("good", (0,))
+    assert (flushed.function, [facts.loops[i].kind for i in flushed.loops]) == ("later", ["while"])
+    assert (flushed.span.line, flushed.span.column) == (12, 13)
+    assert "syntax errors" in facts.reason
+    # The parser is shared: a clean file after a broken one is parsed whole.
+    assert [f.qualified for f in read("int a(void) { return 0; }\nint b(void) { return 1; }").functions] == ["a", "b"]
+
+
+def test_non_utf8_bytes_do_not_crash():
+    facts = read(b"/* caf\xe9 */\nvoid n(void) { puts(\"\xff\xfe\"); printf(\"\xc3(\", 1); }\n")
+    assert facts.comments == ((1, "/* caf\ufffd */"),)
+    assert [c.callee for c in facts.calls] == ["puts", "printf"]
+    assert call(facts, "printf").args[0].kind == STRING
+
+
+def test_unsupported_language_is_a_frontend_error():
+    with pytest.raises(FrontendError):
+        read("int x;", language="fortran")
+
+
+CPP = """\
+namespace ns {
+class Mapping : public Base {
+ public:
+  Mapping() : fd_(-1) { init(); }
+  ~Mapping() { close(fd_); }
+  void flush_all(std::vector<char *> &pages) {
+    for (auto *p : pages) { msync(p, 4096, MS_SYNC); }
+    auto each = [&](int n) { while (n--) this->sync_one(n); };
+    each(3);
+  }
+  template <class T> T get() { return load<T>(0); }
+};
+void Mapping::remap(int &len) {
+  char *p = static_cast<char *>(mmap(0, len, 3, 1, fd_, 0));
+  std::sort(a, b);
+  obj.template call<int>(2);
+}
+}
+struct S { void w() {} };
+"""
+
+
+def test_cpp_qualified_names_methods_and_lambdas():
+    facts = read(CPP, language="c++")
+    assert [(f.qualified, f.name) for f in facts.functions] == [
+        ("ns::Mapping::Mapping", "Mapping"), ("ns::Mapping::~Mapping", "~Mapping"),
+        ("ns::Mapping::flush_all", "flush_all"), ("ns::Mapping::get", "get"),
+        ("ns::Mapping::remap", "remap"), ("S::w", "w")]
+    assert facts.functions[2].locals == frozenset({"pages", "p", "each", "n"})
+    assert [(loop.kind, loop.function) for loop in facts.loops] == [
+        ("range-for", "ns::Mapping::flush_all"), ("while", "ns::Mapping::flush_all")]
+    assert [(c.callee, c.function, c.loops, c.via_field) for c in facts.calls] == [
+        ("init", "ns::Mapping::Mapping", (), False),
+        ("close", "ns::Mapping::~Mapping", (), False),
+        ("msync", "ns::Mapping::flush_all", (0,), False),
+        ("sync_one", "ns::Mapping::flush_all", (1,), True),
+        ("each", "ns::Mapping::flush_all", (), False),
+        ("load", "ns::Mapping::get", (), False),
+        ("mmap", "ns::Mapping::remap", (), False),
+        ("sort", "ns::Mapping::remap", (), False),
+        ("call", "ns::Mapping::remap", (), True)]
+    mapped = call(facts, "mmap")
+    assert shape(mapped.result) == (NAME, "p")
+    assigned = [a for a in facts.assignments if a.target.op == "p"]
+    assert [(a.op, shape(a.value)[:2], a.loops) for a in assigned] == [
+        (RANGE_ELEMENT, (NAME, "pages"), (0,)), ("=", (CAST, "char *"), ())]
+
+
+def test_cpp_condition_declarations_are_initialisations():
+    facts = read("void c() {\n  if (int fd = open(p, 0)) { use(fd); }\n  while (auto *e = next()) {}\n}",
+                 language="c++")
+    assert [(c.callee, shape(c.result), c.loops) for c in facts.calls] == [
+        ("open", (NAME, "fd"), ()), ("use", None, ()), ("next", (NAME, "e"), (0,))]
+    assert [(a.target.op, a.op, a.loops) for a in facts.assignments] == [("fd", "=", ()), ("e", "=", (0,))]
+
+
+def test_gnu_named_variadic_macro():
+    facts = read("#define TRACE(fmt, args...) printf(fmt, args)\nvoid v(void) { TRACE(\"%d\", 1); }")
+    assert [shape(arg) for arg in call(facts, "printf").args] == [(STRING, ""), (INT, 1)]
+
+
+def test_cpp_constructions_casts_and_deleted_members_are_not_calls_or_definitions():
+    facts = read("struct File {\n"
+                 "  File(const File &) = delete;\n"
+                 "  File(const char *p) { fd = open(p, 0); }\n"
+                 "};\n"
+                 "void m() {\n"
+                 "  File a(\"x\"); File b = File(\"y\");\n"
+                 "  off_t at = (off_t)(size * 2); int r = -1;\n"
+                 "  void *p = mmap(nullptr, 1, 3, 1, at, 0);\n"
+                 "}", language="c++")
+    assert [f.qualified for f in facts.functions] == ["File::File", "m"]
+    assert [c.callee for c in facts.calls] == ["open", "mmap"]
+    assert [a.target.op for a in facts.assignments] == ["fd", "b", "at", "r", "p"]
+    by_target = {a.target.op: a.value for a in facts.assignments}
+    assert shape(by_target["at"]) == (CAST, "off_t", (BINARY, "*", (NAME, "size"), (INT, 2)))
+    assert shape(by_target["r"]) == (UNARY, "-", (INT, 1)) and by_target["r"].value == -1
+    assert shape(call(facts, "mmap").args[0]) == (OTHER, "")
+    assert "a" in facts.functions[1].locals
