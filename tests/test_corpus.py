@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from mmaplint.analyzer.confirm import build, manifest, run
+from mmaplint.analyzer.confirm import ConfirmError, build, manifest, run
 from mmaplint.analyzer.confirm.metrics import REQUIRED
+from mmaplint.analyzer.registry import load_rules
 
 # Small enough for a 2-core CI box; every corpus entry must have one.
 TINY = {
@@ -14,6 +15,10 @@ TINY = {
     "scattered_shared_writes": ["--size", "1M", "--stores", "20000", "--interval-ms", "1"],
     "stdio_reopen": ["--iterations", "50", "--file-size", "4096"],
     "fflush_per_record": ["--records", "500"],
+    "sparse_extend_map": ["--files", "2", "--segments", "2", "--segment", "64K", "--step", "16K",
+                          "--interval-ms", "1"],
+    "mmap_no_munmap": ["--segment", "64K", "--iterations", "64", "--file-size", "256K"],
+    "fsync_per_record": ["--records", "20", "--batch", "8"],
 }
 ENTRIES = manifest.load_entries()
 
@@ -28,10 +33,9 @@ def compiled(tmp_path_factory):
 
 
 def test_every_rule_reproducer_named_by_the_rules_exists():
-    names = {rule: e.name for e in ENTRIES for rule in e.rules}
-    assert names == {"MML001": "msync_per_page", "MML002": "dsync_mmap",
-                     "MML003": "scattered_shared_writes", "MML004": "stdio_reopen",
-                     "MML005": "fflush_per_record"}
+    names = {rule: f"corpus/{e.name}" for e in ENTRIES for rule in e.rules}
+    wanted = {r.id: r.reproducer for r in load_rules().values() if r.reproducer}
+    assert names == wanted
     assert set(TINY) == {e.name for e in ENTRIES}
 
 
@@ -76,3 +80,41 @@ def test_fflush_per_record_makes_one_write_per_record(compiled, tmp_path):
         pytest.skip("kernel without task I/O accounting")
     assert bad["syscw"] >= 500 > fixed["syscw"]
     assert json.loads(json.dumps(bad)) == bad
+
+
+def both(compiled, name, tmp_path, extra=()):
+    args = TINY[name] + list(extra)
+    return (run.run_once(compiled[name], "bad", args, tmp_path, 60),
+            run.run_once(compiled[name], "fixed", args, tmp_path, 60))
+
+
+def test_sparse_extend_map_variants_leave_the_same_files(compiled, tmp_path):
+    segment = 64 << 10
+    contents = []
+    for variant in ("bad", "fixed"):
+        sample = run.run_once(compiled["sparse_extend_map"], variant, TINY["sparse_extend_map"], tmp_path, 60)
+        assert sample["lat_samples"] == 2 * 2 * segment // (16 << 10)
+        contents.append([(tmp_path / f"sparse_extend_map.{k}.dat").read_bytes() for k in range(2)])
+    for k, data in enumerate(contents[0]):
+        assert data == b"".join(bytes([((s + k) & 0xFF) | 1]) * segment for s in range(2))
+    assert contents[0] == contents[1]
+
+
+def test_mmap_no_munmap_bad_keeps_every_mapping(compiled, tmp_path):
+    bad, fixed = both(compiled, "mmap_no_munmap", tmp_path)
+    assert bad["vmas_added"] >= 64 > fixed["vmas_added"]
+    assert bad["rss_bytes"] >= 64 * (64 << 10) // 2 > fixed["rss_bytes"]
+
+
+def test_mmap_no_munmap_refuses_to_exhaust_the_address_space(compiled, tmp_path):
+    with pytest.raises(ConfirmError, match="max_map_count"):
+        run.run_once(compiled["mmap_no_munmap"], "bad", ["--iterations", "1000000"], tmp_path, 60)
+
+
+def test_fsync_per_record_writes_one_record_per_call(compiled, tmp_path):
+    bad, fixed = both(compiled, "fsync_per_record", tmp_path)
+    assert bad["lat_samples"] == fixed["lat_samples"] == 20
+    assert (tmp_path / "fsync_per_record.log").stat().st_size == 20 * 4096
+    if bad["syscw"] is None:
+        pytest.skip("kernel without task I/O accounting")
+    assert bad["syscw"] == fixed["syscw"] == 20

@@ -20,6 +20,8 @@ DESCRIPTIONS = {
     "lat_p99_us": "latency p99",
     "lat_p999_us": "latency p99.9",
     "lat_max_us": "latency max",
+    "vmas_added": "mappings added",
+    "rss_bytes": "resident memory growth",
 }
 
 
@@ -44,12 +46,15 @@ def value(sample: dict, name: str) -> float | None:
 
 
 COUNT_FLOOR = 10.0
+BYTES_FLOOR = 4096.0
 
 
 def floor(name: str) -> float:
     """Counts get a floor of ten events: a process takes a few faults and context switches of its
-    own, and 3 against 0 is no ratio.  Measured quantities get none."""
-    return 0.0 if name.endswith(("_s", "_us")) or name == "write_amp" else COUNT_FLOOR
+    own, and 3 against 0 is no ratio; byte counts get one page.  Measured quantities get none."""
+    if name.endswith(("_s", "_us")) or name == "write_amp":
+        return 0.0
+    return BYTES_FLOOR if name.endswith("_bytes") else COUNT_FLOOR
 
 
 def format_value(name: str, v: float) -> str:

@@ -24,18 +24,12 @@ class Comparison:
     verdict: str
 
 
-def _quartiles(values: list[float]) -> tuple[float, float]:
-    if len(values) < 2:
-        return values[0], values[0]
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    return q[0], q[2]
-
-
-def _deciles(values: list[float]) -> tuple[float, float]:
-    if len(values) < 2:
-        return values[0], values[0]
-    q = statistics.quantiles(values, n=10, method="inclusive")
-    return q[0], q[8]
+def _bounds(values: list[float], fraction: float) -> tuple[float, float]:
+    """The values at `fraction` and `1 - fraction` of the sorted list, by nearest rank: no
+    interpolation, so an infinite ratio (a fixed run that measured 0) stays a value, not NaN."""
+    ordered = sorted(values)
+    last = len(ordered) - 1
+    return ordered[round(fraction * last)], ordered[round((1 - fraction) * last)]
 
 
 def _separation(bad: list[float], fixed: list[float]) -> float:
@@ -58,8 +52,8 @@ def compare(bad: list[float], fixed: list[float], floor: float = 0.0) -> Compari
 
     r = ratio(mb, mf)
     pair_ratios = sorted(ratio(b, f) for b, f in zip(bad, fixed))
-    spread = _quartiles(pair_ratios)
-    deciles = _deciles(pair_ratios)
+    spread = _bounds(pair_ratios, 0.25)
+    deciles = _bounds(pair_ratios, 0.10)
     separation = _separation(bad, fixed)
     if len(bad) >= MIN_PAIRS and r >= CLEAR_RATIO and separation >= SEPARATION:
         verdict = CONFIRMED

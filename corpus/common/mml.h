@@ -173,12 +173,17 @@ static inline struct mml_io mml_read_io(void)
 }
 
 /* Counters between mml_start and mml_finish, so setup (creating and filling files) is excluded. */
+#define MML_MAX_EXTRA 8
+
 struct mml_meter {
     double t0;
     struct rusage ru0;
     struct mml_io io0;
     double *lat_us;
     size_t nlat, cap;
+    const char *extra_key[MML_MAX_EXTRA];
+    long long extra_before[MML_MAX_EXTRA], extra_after[MML_MAX_EXTRA];
+    size_t nextra;
 };
 
 static inline void mml_start(struct mml_meter *m)
@@ -198,6 +203,20 @@ static inline void mml_latency(struct mml_meter *m, double seconds)
             mml_die("realloc");
     }
     m->lat_us[m->nlat++] = seconds * 1e6;
+}
+
+/* The change in a counter of the reproducer's own over the measured phase (the growth of its
+ * address space, say), printed by mml_finish beside the common ones: null when either reading is
+ * negative, i.e. unavailable.  Call it after the measured phase, before mml_finish. */
+static inline void mml_extra(struct mml_meter *m, const char *key, long long before, long long after)
+{
+    if (m->nextra == MML_MAX_EXTRA) {
+        fprintf(stderr, "mml_extra: more than %d extra metrics\n", MML_MAX_EXTRA);
+        exit(1);
+    }
+    m->extra_key[m->nextra] = key;
+    m->extra_before[m->nextra] = before;
+    m->extra_after[m->nextra++] = after;
 }
 
 static inline int mml_cmp_double(const void *a, const void *b)
@@ -249,6 +268,8 @@ static inline void mml_finish(struct mml_meter *m, enum mml_variant v, const str
     mml_print_delta("syscr", m->io0.syscr, io.syscr);
     mml_print_delta("syscw", m->io0.syscw, io.syscw);
     printf(", \"useful_bytes\": %llu, \"ops\": %llu", useful_bytes, ops);
+    for (size_t i = 0; i < m->nextra; i++)
+        mml_print_delta(m->extra_key[i], m->extra_before[i], m->extra_after[i]);
     if (m->nlat) {
         qsort(m->lat_us, m->nlat, sizeof *m->lat_us, mml_cmp_double);
         printf(", \"lat_samples\": %zu, \"lat_p50_us\": %.3f, \"lat_p99_us\": %.3f"
