@@ -45,7 +45,8 @@ def _check_parser(formats: list[str]) -> argparse.ArgumentParser:
                    help="rules to run (ids, id prefixes or names, comma-separated)")
     p.add_argument("--ignore", type=_comma_list, default=None, metavar="RULES", help="rules to skip")
     p.add_argument("--frontend", choices=FRONTENDS, help="auto (default): clang when the file "
-                   "parses without errors, else tree-sitter")
+                   "parses without errors, else tree-sitter; fast: clang only for files with a "
+                   "compile_commands.json entry, tree-sitter for the rest (pre-commit hooks)")
     p.add_argument("-p", "--compile-commands", metavar="PATH",
                    help="compile_commands.json or the directory holding it")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")

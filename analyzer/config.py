@@ -27,7 +27,7 @@ class ConfigError(Exception):
     """A configuration file that cannot be used; one line for the user."""
 
 
-FRONTENDS = ("auto", "clang", "tree-sitter")
+FRONTENDS = ("auto", "clang", "tree-sitter", "fast")
 KEYS = {"select", "ignore", "per-file-ignores", "include-dirs", "defines", "frontend",
         "compile-commands", "max-file-size"}
 

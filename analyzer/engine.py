@@ -40,7 +40,7 @@ class RunState:
 
 @dataclass(frozen=True)
 class Settings:
-    frontend: str = "auto"                      # "auto" | "clang" | "tree-sitter"
+    frontend: str = "auto"                      # "auto" | "clang" | "tree-sitter" | "fast"
     jobs: int | None = None                     # None: the CPU count
     select: tuple[str, ...] | None = None       # rule ids, id prefixes or names; None: defaults
     ignore: tuple[str, ...] = ()
@@ -119,7 +119,7 @@ def parse_file(path: str, settings: Settings, callees: frozenset[str],
         options = FrontendOptions(argument_callees=callees, include_dirs=settings.include_dirs,
                                   defines=settings.defines, compile_args=compile_args,
                                   language=language_of(path))
-        if settings.frontend == "tree-sitter":
+        if settings.frontend == "tree-sitter" or (settings.frontend == "fast" and compile_args is None):
             return treesitter.parse(path, source, options)
         from .frontends import clang    # libclang loads only when it is used
         try:

@@ -334,3 +334,13 @@ def test_malformed_compile_commands(tmp_path, capsys):
     assert code == 1 and [(f["rule"], f["frontend"]) for f in findings] == [("MML001", "clang")] * 2
     assert len(errors) == 1 and errors[0]["path"] == str(database)
     assert errors[0]["message"].startswith("malformed compile_commands.json")
+
+
+def test_fast_frontend_uses_clang_only_with_a_database_entry(tmp_path, capsys):
+    listed = write(tmp_path, "listed.c", PER_PAGE_MSYNC)
+    unlisted = write(tmp_path, "unlisted.c", PER_PAGE_MSYNC)
+    write(tmp_path, "compile_commands.json", json.dumps([
+        {"directory": str(tmp_path), "file": "listed.c", "arguments": ["cc", "-c", "listed.c"]}]))
+    _, data = run_json(capsys, "--frontend", "fast", str(listed), str(unlisted))
+    assert [(Path(f["path"]).name, f["frontend"]) for f in data["findings"]] == [
+        ("listed.c", "clang"), ("unlisted.c", "tree-sitter")]

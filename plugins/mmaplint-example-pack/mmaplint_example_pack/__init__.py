@@ -1,0 +1,1 @@
+"""An example mmaplint rule pack; see README.md beside pyproject.toml."""
