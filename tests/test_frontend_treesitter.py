@@ -53,9 +53,10 @@ def test_calls_functions_loops_and_spans():
 
 
 def test_do_while_condition_is_inside_and_loops_nest():
-    facts = read("void g(void) { do { for (;;) a(); } while (b()); c(); }")
+    facts = read("void g(void) { do { for (;;) a(); } while (b()); c(); do d(); while (0); }")
     assert [(loop.id, loop.kind) for loop in facts.loops] == [(0, "do"), (1, "for")]
-    assert [(c.callee, c.loops) for c in facts.calls] == [("a", (0, 1)), ("b", (0,)), ("c", ())]
+    assert [(c.callee, c.loops) for c in facts.calls] == [
+        ("a", (0, 1)), ("b", (0,)), ("c", ()), ("d", ())]     # do ... while (0) runs once
 
 
 def test_callee_forms_and_via_field():
@@ -206,7 +207,8 @@ def test_syntax_errors_keep_intact_functions():
     assert (flushed.span.line, flushed.span.column) == (12, 13)
     assert "syntax errors" in facts.reason
     # The parser is shared: a clean file after a broken one is parsed whole.
-    assert [f.qualified for f in read("int a(void) { return 0; }\nint b(void) { return 1; }").functions] == ["a", "b"]
+    clean = read("int a(void) { return 0; }\nint b(void) { return 1; }")
+    assert [f.qualified for f in clean.functions] == ["a", "b"]
 
 
 def test_non_utf8_bytes_do_not_crash():
@@ -301,3 +303,14 @@ def test_cpp_constructions_casts_and_deleted_members_are_not_calls_or_definition
     assert shape(by_target["r"]) == (UNARY, "-", (INT, 1)) and by_target["r"].value == -1
     assert shape(call(facts, "mmap").args[0]) == (OTHER, "")
     assert "a" in facts.functions[1].locals
+
+
+def test_spans_follow_clang_conventions():
+    facts = read("void s(int n) {\n"
+                 "  double t0 = now(), t1 = later();\n"
+                 "  while (n--) step();\n"
+                 "  while (busy()) ;\n"
+                 "}")
+    spans = [(a.target.op, a.span.column, a.span.end_column) for a in facts.assignments if a.op == "="]
+    assert spans == [("t0", 3, 19), ("t1", 22, 33)]     # the first declarator starts at the type
+    assert [(loop.span.end_line, loop.span.end_column) for loop in facts.loops] == [(3, 20), (4, 18)]

@@ -56,6 +56,18 @@ def _parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     return facts.file_facts(reason)
 
 
+def _statement_end(source: bytes, loop: Node) -> int:
+    """Where clang ends a loop: before its final `;` (`while (x) step();`,
+    `do ... while (x);`) unless that is the whole body (`while (x) ;`)."""
+    end = loop.end_byte
+    if source[end - 1:end] != b";":
+        return end
+    body = loop.child_by_field_name("body")
+    empty = loop.type != "do_statement" and body is not None and body.named_child_count == 0 \
+        and body.type == "expression_statement"
+    return end if empty else end - 1
+
+
 class _Lines:
     """Byte offset to 1-based line and column."""
 
@@ -160,7 +172,9 @@ class _FileReader:
         records = []
         for node, kind in sites.loops:
             if anchor is None:
-                record = _LoopRecord((node.start_byte, next(self.seq)), kind, self.span(node),
+                record = _LoopRecord((node.start_byte, next(self.seq)), kind,
+                                     self.lines.span(self.path, node.start_byte,
+                                                     _statement_end(self.source, node)),
                                      self.function_at(node.start_byte))
             else:
                 record = _LoopRecord((anchor.pos, next(self.seq)), kind, anchor.span, anchor.function)
@@ -168,13 +182,12 @@ class _FileReader:
         self.loop_records.extend(records)
         return records
 
-    def _place(self, frame: _Frame, node: Node) -> _Place:
-        """Function, enclosing loops, span and sort key of a fact from this node."""
-        pos = node.start_byte
+    def _place(self, frame: _Frame, pos: int, end: int) -> _Place:
+        """Function, enclosing loops, span and sort key of a fact from these bytes."""
         anchor = frame.anchor
         if anchor is None:
             function, loops = self._file_context(frame, pos)
-            return function, loops, self.span(node), (pos, next(self.seq))
+            return function, loops, self.lines.span(self.path, pos, end), (pos, next(self.seq))
         inner = tuple(frame.loops[i] for i in frame.sites.loop_nest.chain(pos)) if frame.loops else ()
         return anchor.function, anchor.loops + inner, anchor.span, (anchor.pos, next(self.seq))
 
@@ -204,7 +217,7 @@ class _FileReader:
             else:
                 target = frame.sites.results.get(byte_range)
                 result = frame.conv.expr(target) if target is not None else None
-            function, loops, span, key = self._place(frame, node)
+            function, loops, span, key = self._place(frame, node.start_byte, node.end_byte)
             if (fn.type == "identifier" and callee in self.macros and callee not in frame.active
                     and len(frame.active) < _MAX_MACRO_DEPTH):
                 pos = frame.anchor.pos if frame.anchor else node.start_byte
@@ -217,7 +230,7 @@ class _FileReader:
             self.pending_calls.append((key, callee, span, function, loops, args, result,
                                        frame.macro, via_field))
         for site in frame.sites.assignments:
-            function, loops, span, key = self._place(frame, site.node)
+            function, loops, span, key = self._place(frame, site.start, site.end)
             value = frame.conv.expr(site.value) if site.value is not None else None
             self.pending_assignments.append((key, frame.conv.expr(site.target), site.op, value,
                                              span, function, loops))
@@ -282,11 +295,18 @@ class _FileReader:
             record.id = number
         self.pending_calls.sort(key=itemgetter(0))
         self.pending_assignments.sort(key=itemgetter(0))
-        calls = [Call(callee, span, function, tuple(loop.id for loop in loops), args, result,
-                      macro, via_field)
+        ids: dict[tuple[_LoopRecord, ...], tuple[int, ...]] = {}   # few distinct loop nests
+
+        def loop_ids(loops: tuple[_LoopRecord, ...]) -> tuple[int, ...]:
+            found = ids.get(loops)
+            if found is None:
+                found = ids[loops] = tuple(loop.id for loop in loops)
+            return found
+
+        calls = [Call(callee, span, function, loop_ids(loops), args, result, macro, via_field)
                  for _, callee, span, function, loops, args, result, macro, via_field
                  in self.pending_calls]
-        assignments = [Assignment(target, op, value, span, function, tuple(loop.id for loop in loops))
+        assignments = [Assignment(target, op, value, span, function, loop_ids(loops))
                        for _, target, op, value, span, function, loops in self.pending_assignments]
         loops = [Loop(record.id, record.kind, record.span, record.function)
                  for record in self.loop_records]

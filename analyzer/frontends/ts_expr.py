@@ -106,6 +106,7 @@ class Bindings:
         self._single = {name: items[i] for i, name in enumerate(params[:fixed]) if i < len(items)}
         self._spread = {params[-1]: items[fixed:]} if variadic else {}
         self._converted: dict[str, Expr] = {}
+        self._spellings: dict[str, str] = {}
 
     def get(self, name: str) -> Expr | None:
         expr = self._converted.get(name)
@@ -118,10 +119,13 @@ class Bindings:
         return self._spread.get(name)
 
     def spelling(self, name: str) -> str:
-        items = self._spread.get(name)
-        if items is None:
-            items = [self._single[name]] if name in self._single else []
-        return ", ".join(conv.text(node) for conv, node in items)
+        spelling = self._spellings.get(name)
+        if spelling is None:
+            items = self._spread.get(name)
+            if items is None:
+                items = [self._single[name]] if name in self._single else []
+            spelling = self._spellings[name] = ", ".join(conv.text(node) for conv, node in items)
+        return spelling
 
 
 class Converter:
@@ -201,9 +205,6 @@ class Converter:
         return convert(self, node, depth + 1)
 
     def _name(self, node: Node, depth: int) -> Expr:
-        bound = self.substitute(node)
-        if bound is not None:
-            return bound
         spelling = self.text(node)
         return Expr(NAME, spelling, spelling)
 
@@ -220,9 +221,6 @@ class Converter:
         return Expr(NAME, self.text(node), self.text(name))
 
     def _number(self, node: Node, depth: int) -> Expr:
-        bound = self.substitute(node)     # a parameter use that was disambiguated, see ts_macros
-        if bound is not None:
-            return bound
         spelling = self.text(node)
         sign = spelling[0] if spelling[0] in "+-" else ""
         value = int_literal(spelling[1:].lstrip() if sign else spelling)
@@ -306,9 +304,12 @@ class MacroConverter(Converter):
     substituted and texts read as they would after expansion."""
 
     def __init__(self, source: bytes, env: Bindings, holes: list[tuple[int, int, str]],
-                 hole_at: dict[int, str]) -> None:
+                 hole_at: dict[int, tuple[int, str]]) -> None:
         super().__init__(source)
         self.env, self.holes, self.hole_at = env, holes, hole_at
+
+    def expr(self, node: Node, depth: int = 0) -> Expr:
+        return self.substitute(node) or super().expr(node, depth)
 
     def text(self, node: Node) -> str:
         start, end = node.start_byte, node.end_byte
@@ -323,12 +324,16 @@ class MacroConverter(Converter):
         parts.append(self.source[pos:end].decode("utf-8", "replace"))
         return "".join(parts)
 
+    def _parameter(self, node: Node) -> str | None:
+        hole = self.hole_at.get(node.start_byte)
+        return hole[1] if hole is not None and hole[0] == node.end_byte else None
+
     def spread(self, arg: Node) -> list[tuple[Converter, Node]] | None:
-        name = self.hole_at.get(arg.start_byte) if arg.type == "identifier" else None
+        name = self._parameter(arg)
         return self.env.spread(name) if name is not None else None
 
     def substitute(self, node: Node) -> Expr | None:
-        name = self.hole_at.get(node.start_byte)
+        name = self._parameter(node)
         return self.env.get(name) if name is not None else None
 
 

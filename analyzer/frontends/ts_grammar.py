@@ -25,7 +25,8 @@ class Grammar:
     macro_names: Query    # identifiers of a macro body, for parameter substitution
 
     def captures(self, query: Query, root: Node) -> dict[str, list[Node]]:
-        """Captures by name, each list in source order; QueryCursor returns them grouped by pattern, not by position."""
+        """Captures by name, each list in source order (QueryCursor groups
+        them by pattern, not by position)."""
         found = QueryCursor(query).captures(root)
         for nodes in found.values():
             nodes.sort(key=_START)

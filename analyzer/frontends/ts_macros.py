@@ -16,7 +16,7 @@ from .ts_sites import Sites
 
 _PREFIX = b"void __mmaplint_macro_body__(void) {\n"
 _SUFFIX = b"\n;}\n"
-VA_ARGS = "__VA_ARGS__"
+_VA_ARGS = "__VA_ARGS__"
 
 
 @dataclass
@@ -30,8 +30,8 @@ class Macro:
     top_call: tuple[int, int] | None      # byte range of the call the whole body is, if so
 
     @cached_property
-    def hole_at(self) -> dict[int, str]:
-        return {start: name for start, _, name in self.holes}
+    def hole_at(self) -> dict[int, tuple[int, str]]:
+        return {start: (end, name) for start, end, name in self.holes}
 
     @property
     def has_facts(self) -> bool:
@@ -68,9 +68,9 @@ class Macros:
         root = self._grammar.parser.parse(source).root_node
         wanted = set(params)
         names = self._grammar.captures(self._grammar.macro_names, root).get("name", ())
-        uses = [node for node in names if text(source, node) in wanted]
-        holes = [(node.start_byte, node.end_byte, text(source, node)) for node in uses]
-        misread = [node for node in uses if _read_as_cast_type(node)]
+        uses = [use for use in names if text(source, use) in wanted]
+        holes = [(use.start_byte, use.end_byte, text(source, use)) for use in uses]
+        misread = [use for use in uses if _read_as_cast_type(use)]
         if misread:
             source = _as_numbers(source, misread)
             root = self._grammar.parser.parse(source).root_node
@@ -87,7 +87,7 @@ def _parameters(source: bytes, params: Node | None) -> tuple[tuple[str, ...], bo
         if child.type == "identifier":
             names.append(text(source, child))
         elif child.type == "...":
-            names.append(VA_ARGS)
+            names.append(_VA_ARGS)
             variadic = True
         elif child.type == "ERROR" and text(source, child).strip() == "..." and names:
             variadic = True
@@ -105,16 +105,16 @@ def _read_as_cast_type(node: Node) -> bool:
         return False
     value = descriptor.parent.child_by_field_name("value")
     sign = value.child_by_field_name("operator") if value is not None else None
-    return (descriptor.parent.type == "cast_expression" and value.type == "unary_expression"
-            and sign is not None and sign.type in ("+", "-"))
+    return (descriptor.parent.type == "cast_expression" and sign is not None
+            and value.type == "unary_expression" and sign.type in ("+", "-"))
 
 
 def _as_numbers(source: bytes, uses: list[Node]) -> bytes:
-    """The body with these parameter uses spelled as same-width number literals,
-    which cannot be types; the converter substitutes them by position."""
+    """The body with these parameter uses spelled as same-width number literals
+    (`000`), which cannot be types; the converter substitutes them by position."""
     out = bytearray(source)
     for node in uses:
-        out[node.start_byte:node.end_byte] = b"0".ljust(node.end_byte - node.start_byte)
+        out[node.start_byte:node.end_byte] = b"0" * (node.end_byte - node.start_byte)
     return bytes(out)
 
 

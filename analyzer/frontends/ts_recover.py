@@ -26,8 +26,9 @@ def recover(lang: Grammar, source: bytes, tree: Tree, captures: dict[str, list[N
             pieces.append((node.start_byte, node.end_byte, cuts))
     if not pieces:
         return captures
-    broken = [(start, end) for start, end, _ in pieces]
-    merged = {name: [node for node in nodes if not _within(node.start_byte, broken)]
+    pieces.sort()
+    starts, ends = [start for start, _, _ in pieces], [end for _, end, _ in pieces]
+    merged = {name: [node for node in nodes if not _within(node.start_byte, starts, ends)]
               for name, nodes in captures.items()}
     try:
         for _, _, cuts in pieces:
@@ -80,8 +81,10 @@ def _cuts(source: bytes, start: int, end: int) -> list[int]:
     return cuts
 
 
-def _within(pos: int, ranges: list[tuple[int, int]]) -> bool:
-    return any(start <= pos < end for start, end in ranges)
+def _within(pos: int, starts: list[int], ends: list[int]) -> bool:
+    """Whether pos falls in one of these disjoint ranges, sorted by start."""
+    i = bisect_right(starts, pos) - 1
+    return i >= 0 and pos < ends[i]
 
 
 def _point(offset: int, line_starts: list[int]) -> Point:

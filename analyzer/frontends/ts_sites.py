@@ -9,15 +9,16 @@ from typing import NamedTuple
 from tree_sitter import Node
 
 from ..facts import RANGE_ELEMENT
-from .ts_expr import call_cast, unwrap
+from .ts_expr import call_cast, int_literal, unwrap
 from .ts_names import Nest, declared_identifier
 
-LOOP_KINDS = {"loop.for": "for", "loop.while": "while", "loop.do": "do",
+_LOOP_KINDS = {"loop.for": "for", "loop.while": "while", "loop.do": "do",
               "loop.range-for": "range-for"}
 
 
 class AssignSite(NamedTuple):    # a tuple: files have thousands
-    node: Node                # the span of the fact
+    start: int                # byte range of the fact's span
+    end: int
     target: Node
     op: str
     value: Node | None
@@ -33,8 +34,8 @@ class Sites:
 
     @classmethod
     def read(cls, captures: dict[str, list[Node]]) -> "Sites":
-        loops = sorted(((node, kind) for name, kind in LOOP_KINDS.items()
-                        for node in captures.get(name, ())),
+        loops = sorted(((node, kind) for name, kind in _LOOP_KINDS.items()
+                        for node in captures.get(name, ()) if not _runs_once(node, kind)),
                        key=lambda loop: (loop[0].start_byte, -loop[0].end_byte))
         assignments = _assignments(captures)
         results = {}
@@ -49,6 +50,36 @@ class Sites:
                    assignments=assignments, results=results)
 
 
+def _variable_start(init: Node) -> int:
+    """Where clang starts an initialised variable: the first of a declaration
+    at the declaration's start (its type), later ones at their name."""
+    declaration = init.parent if init.type == "init_declarator" else None
+    if declaration is None:
+        return init.start_byte
+    first = declaration.child_by_field_name("declarator")
+    return declaration.start_byte if first is not None and first.start_byte == init.start_byte \
+        else init.start_byte
+
+
+def _range_variable(loop: Node) -> tuple[int, int]:
+    """Byte range clang gives a range-for's variable: from after `(` through `:`."""
+    children = loop.children
+    kinds = [child.type for child in children]
+    start = children[kinds.index("(") + 1].start_byte if "(" in kinds[:-1] else loop.start_byte
+    end = children[kinds.index(":")].end_byte if ":" in kinds else loop.end_byte
+    return start, end
+
+
+def _runs_once(loop: Node, kind: str) -> bool:
+    """`do { ... } while (0)`, a statement macro's wrapper, is no loop."""
+    condition = loop.child_by_field_name("condition") if kind == "do" else None
+    if condition is None:
+        return False
+    value = unwrap(condition)
+    return (value.type == "false" or value.type == "number_literal"
+            and int_literal(value.text.decode("ascii", "replace")) == 0)
+
+
 def _inside(loop: Node, kind: str) -> tuple[int, int]:
     """The part of a loop that runs per iteration: all but a for-loop's init clause."""
     init = loop.child_by_field_name("initializer") if kind == "for" else None
@@ -60,22 +91,24 @@ def _assignments(captures: dict[str, list[Node]]) -> list[AssignSite]:
     for node in captures.get("assign", ()):
         target, op = node.child_by_field_name("left"), node.child_by_field_name("operator")
         if target is not None and op is not None:
-            sites.append(AssignSite(node, target, op.type, node.child_by_field_name("right")))
+            sites.append(AssignSite(node.start_byte, node.end_byte, target, op.type,
+                                    node.child_by_field_name("right")))
     for node in captures.get("update", ()):
         target, op = node.child_by_field_name("argument"), node.child_by_field_name("operator")
         if target is not None and op is not None:
-            sites.append(AssignSite(node, target, op.type, None))
+            sites.append(AssignSite(node.start_byte, node.end_byte, target, op.type, None))
     for loop in captures.get("loop.range-for", ()):
         # The loop variable takes each element of the range in turn.
         declarator = loop.child_by_field_name("declarator")
         target = declared_identifier(declarator) if declarator is not None else None
         if target is not None:
-            sites.append(AssignSite(declarator, target, RANGE_ELEMENT, loop.child_by_field_name("right")))
+            start, end = _range_variable(loop)
+            sites.append(AssignSite(start, end, target, RANGE_ELEMENT, loop.child_by_field_name("right")))
     for node in captures.get("init", ()):
         declarator, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
         target = declared_identifier(declarator) if declarator is not None else None
         # `Arena arena(3, len)` constructs an object: no assignment, as clang sees it.
         if target is not None and (value is None or value.type != "argument_list"):
-            sites.append(AssignSite(node, target, "=", value))
-    sites.sort(key=lambda site: (site.node.start_byte, -site.node.end_byte))
+            sites.append(AssignSite(_variable_start(node), node.end_byte, target, "=", value))
+    sites.sort(key=lambda site: (site.start, site.end))   # declarators of one declaration share a start
     return sites

@@ -1,5 +1,5 @@
 ; Constructs the tree-sitter frontend turns into facts, for C and C++.
-; Capture names are the fact kinds analyzer/frontends/ts_sites.py reads.
+; Capture names are the fact kinds analyzer/frontends/treesitter.py and ts_sites.py read.
 ; Definitions with a body (C++ `= delete` / `= default` ones have none).
 (function_definition body: (_)) @function
 (for_statement) @loop.for
