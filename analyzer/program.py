@@ -166,6 +166,17 @@ class Program:
     def assignments_to(self, key: Key | None) -> list[Assignment]:
         return self._assignments.get(key, []) if key is not None else []
 
+    def constant(self, expr: Expr | None) -> int | None:
+        """An expression's integer value, seeing through names defined once at file scope
+        (`#define SEG (4 << 20)`, `static const size_t SEG = ...`)."""
+        return constant(expr, self._global_constant)
+
+    def _global_constant(self, name: str, _depth: int = 0) -> int | None:
+        definitions = [a for a in self.assignments_to(("global", name)) if a.op == "="]
+        if len(definitions) != 1 or _depth > 8:
+            return None
+        return constant(definitions[0].value, lambda n: self._global_constant(n, _depth + 1))
+
     # -- executed per iteration ---------------------------------------------------------------
 
     def resolve(self, call: Call) -> list[tuple[str, Function]]:
@@ -329,7 +340,7 @@ class Program:
         """False when the descriptor is -1 or comes only from calls that make non-file
         descriptors (memfd_create, io_uring_setup, socket); True when it may be a file."""
         descriptor = strip(descriptor)
-        if descriptor is None or constant(descriptor) is not None:
+        if descriptor is None or self.constant(descriptor) is not None:
             return False
         sources = [strip(a.value) for a in self.assignments_to(self.key(descriptor, path, function))
                    if a.op == "=" and a.value is not None]
@@ -428,17 +439,22 @@ _ARITHMETIC = {
 }
 
 
-def constant(expr: Expr | None) -> int | None:
-    """The integer value of a constant expression (`16 << 20`, `4096 * 4`), else None."""
+def constant(expr: Expr | None, lookup=None) -> int | None:
+    """The integer value of a constant expression (`16 << 20`, `4096 * 4`), else None.
+    `lookup(name)` may give the value of other names (a file's `#define SEG 4096`)."""
     expr = strip(expr)
     if expr is None:
         return None
     if expr.value is not None:
         return expr.value
     if expr.kind == NAME:
-        return constants.ALL_CONSTANTS.get(expr.op)
+        known = constants.ALL_CONSTANTS.get(expr.op)
+        return known if known is not None or lookup is None else lookup(expr.op)
+    if expr.kind == UNARY and expr.op == "-" and expr.children:
+        inner = constant(expr.children[0], lookup)
+        return -inner if inner is not None else None
     if expr.kind == BINARY and expr.op in _ARITHMETIC:
-        left, right = (constant(k) for k in expr.children)
+        left, right = (constant(k, lookup) for k in expr.children)
         if left is not None and right is not None:
             return _ARITHMETIC[expr.op](left, right)
     return None

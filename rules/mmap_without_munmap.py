@@ -50,7 +50,7 @@ for (off_t off = 0; off < total; off += SEG) {
 from collections import defaultdict
 
 from mmaplint.analyzer.facts import BINARY, CALL, MEMBER, NAME as IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, strip
-from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program, constant
+from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML008"
@@ -86,7 +86,7 @@ def check(program: Program):
         if hot is None:
             continue
         kept = _kept_in(mapping)
-        size = constant(mapping.length)
+        size = program.constant(mapping.length)
         yield Hit(
             mapping.call.span,
             f"mmap() runs {hot.describe()} and no munmap() receives the mapping{kept}: mappings "

@@ -44,7 +44,7 @@ transactions and msync once per commit, or write the records with `write()` to
 a descriptor and `fdatasync()` per group.
 """
 from mmaplint.analyzer.constants import MSYNC_FLAGS
-from mmaplint.analyzer.program import UNKNOWN, Program, constant
+from mmaplint.analyzer.program import UNKNOWN, Program
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML001"
@@ -78,8 +78,8 @@ def check(program: Program):
 
 def _params(program: Program, call) -> dict[str, int]:
     """The mapping size and synced length, when the code has them as constants."""
-    params = {"sync_bytes": constant(call.arg(1))}
+    params = {"sync_bytes": program.constant(call.arg(1))}
     mapping = program.mapping_of(call.arg(0), call.span.path, call.function)
     if mapping is not None:
-        params["size"] = constant(mapping.length)
+        params["size"] = program.constant(mapping.length)
     return {name: value for name, value in params.items() if value}

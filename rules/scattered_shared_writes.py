@@ -40,7 +40,7 @@ If it must live in the file, batch the updates and apply them sorted by offset,
 so each dirtied page takes many stores.
 """
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.program import SCATTERED, Program, constant
+from mmaplint.analyzer.program import SCATTERED, Program
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML003"
@@ -64,7 +64,7 @@ def check(program: Program):
         where = (store.span.path, store.function, store.loops)
         if program.variation(store.target, *where, address=True) != SCATTERED:
             continue
-        size = constant(mapping.length)
+        size = program.constant(mapping.length)
         yield Hit(
             store.span,
             f"store to {store.target.text} lands at a scattered offset of the MAP_SHARED file "

@@ -50,7 +50,7 @@ Grow in large steps (tens of MiB) so allocation happens in few, large extents.
 """
 from mmaplint.analyzer.facts import Call
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.program import MMAP_CALLS, Mapping, Program, Store, constant
+from mmaplint.analyzer.program import MMAP_CALLS, Mapping, Program, Store
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML006"
@@ -82,8 +82,8 @@ def check(program: Program):
         growth = _sparse_growth(program, mapping)
         if growth is None:
             continue
-        size = constant(mapping.length)
-        grown_to = constant(growth.arg(1)) if growth.callee in TRUNCATES else None
+        size = program.constant(mapping.length)
+        grown_to = program.constant(growth.arg(1)) if growth.callee in TRUNCATES else None
         if any(n is not None and n < SMALL_REGION for n in (size, grown_to)):
             continue
         call = mapping.call
@@ -128,21 +128,21 @@ def _sparse_growth(program: Program, mapping: Mapping) -> Call | None:
     growth = None
     for c in before:
         if c.callee in SEEKS:
-            seeked = seeked or constant(c.arg(1)) != 0
+            seeked = seeked or program.constant(c.arg(1)) != 0
         elif c.callee in TRUNCATES:
-            growth = c if constant(c.arg(1)) != 0 else None
-        elif _grows(c, seeked):
+            growth = c if program.constant(c.arg(1)) != 0 else None
+        elif _grows(program, c, seeked):
             growth = c
         elif c.callee in WRITES and set(c.loops) - set(call.loops):
             return None     # a write() loop that does not enclose the mmap fills the range
     return growth
 
 
-def _grows(call: Call, seeked: bool) -> bool:
+def _grows(program: Program, call: Call, seeked: bool) -> bool:
     """A one-byte write at a far offset: after an lseek, or a pwrite at a non-zero offset."""
     if call.callee not in WRITES:
         return False
     count, offset = WRITES[call.callee]
-    if count is None or constant(call.arg(count)) != 1:
+    if count is None or program.constant(call.arg(count)) != 1:
         return False
-    return seeked if offset is None else constant(call.arg(offset)) != 0
+    return seeked if offset is None else program.constant(call.arg(offset)) != 0

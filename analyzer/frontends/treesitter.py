@@ -14,7 +14,7 @@ from operator import itemgetter
 
 from tree_sitter import Node
 
-from ..facts import (Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError,
+from ..facts import (NAME, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError,
                      FrontendOptions, Function, Loop, Span)
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
@@ -132,6 +132,7 @@ class _FileReader:
                  captures: dict[str, list[Node]], lines: _Lines) -> None:
         self.path, self.source, self.options, self.captures = path, source, options, captures
         self.lines = lines
+        self.lang = lang
         self.macros = Macros(lang, source, captures.get("macro", []))
         self.seq = count()
         self.loop_records: list[_LoopRecord] = []
@@ -287,7 +288,26 @@ class _FileReader:
                 comments.append((first + offset, line.rstrip("\r")))
         return comments
 
+    def _constants(self) -> None:
+        """Object-like macros of this file (`#define SEG (4 << 20)`, `#define MODE MAP_SHARED`)
+        become file-scope assignments: with no preprocessor, that is how a rule following a
+        name to its value (flags, sizes) sees through them, as it does with clang's values."""
+        for node in self.captures.get("constant", ()):
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            wrapped = (b"long __mmaplint_constant__ = (" + self.source[value.start_byte:value.end_byte]
+                       + b"\n);")
+            root = self.lang.parser.parse(wrapped).root_node
+            declarator = root.named_children[0].child_by_field_name("declarator") \
+                if root.named_child_count and not root.has_error else None
+            init = declarator.child_by_field_name("value") if declarator is not None else None
+            if init is None:
+                continue        # a body that is not one expression (a statement, a type)
+            spelled = text(self.source, name)
+            self.pending_assignments.append(((node.start_byte, next(self.seq)), Expr(NAME, spelled, spelled),
+                                             "=", Converter(wrapped).expr(init), self.span(node), None, ()))
+
     def file_facts(self, reason: str) -> FileFacts:
+        self._constants()
         sites = Sites.read(self.captures)
         self.emit(_Frame(sites=sites, conv=Converter(self.source), loops=self._frame_loops(sites, None)))
         self.loop_records.sort(key=lambda record: record.key)

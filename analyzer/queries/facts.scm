@@ -12,4 +12,5 @@
 (declaration declarator: (_) @local)
 (comment) @comment
 (preproc_function_def) @macro
+(preproc_def name: (identifier) value: (preproc_arg)) @constant
 (initializer_pair) @binding
