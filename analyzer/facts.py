@@ -38,7 +38,7 @@ class Span:
 
 # Expression node kinds.  `op` carries the identifying string of each kind.
 INT = "int"            # integer literal; value set
-NAME = "name"          # identifier (variable, enumerator or macro); op = identifier
+IDENTIFIER = "name"          # identifier (variable, enumerator or macro); op = identifier
 CALL = "call"          # op = unqualified callee name; children = arguments
 BINARY = "binary"      # op = "+", "|", "%", "<<", ...; children = (left, right)
 UNARY = "unary"        # op = "-", "~", "!", "*" (deref), "&" (address-of), "++", "--"
@@ -67,7 +67,7 @@ class Expr:
 
     def names(self) -> set[str]:
         """Every identifier the expression mentions."""
-        return {node.op for node in self.walk() if node.kind == NAME}
+        return {node.op for node in self.walk() if node.kind == IDENTIFIER}
 
 
 def strip(expr: Expr | None) -> Expr | None:
@@ -172,5 +172,5 @@ class FrontendError(Exception):
 __all__ = [
     "Span", "Expr", "Function", "Loop", "Call", "Assignment", "FieldBinding", "FileFacts",
     "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT",
-    "INT", "NAME", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
+    "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

@@ -14,7 +14,7 @@ from typing import Iterable, Iterator
 
 from . import constants
 from .findings import Related
-from .facts import (BINARY, CALL, COND, INT, MEMBER, NAME, RANGE_ELEMENT, SUBSCRIPT, UNARY,
+from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, RANGE_ELEMENT, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Loop, Span, strip)
 
 # A variable's identity: a local of one function, a global, or a struct field (by field name:
@@ -151,7 +151,7 @@ class Program:
         expr = strip(expr)
         if expr is None:
             return None
-        if expr.kind == NAME:
+        if expr.kind == IDENTIFIER:
             if function is not None and expr.op in self._locals.get((path, function), ()):
                 return ("local", path, function, expr.op)
             if function is not None and "::" in function:
@@ -202,7 +202,7 @@ class Program:
             if key[0] == "field":
                 for a in assignments:
                     value = strip(a.value)
-                    if a.op == "=" and value is not None and value.kind == NAME and value.op in self._functions:
+                    if a.op == "=" and value is not None and value.kind == IDENTIFIER and value.op in self._functions:
                         bound[key[-1]].add(value.op)
         return bound
 
@@ -280,9 +280,9 @@ class Program:
         expr = strip(expr)
         if expr is None:
             return frozenset({UNKNOWN})
-        if expr.kind == NAME and expr.op in family:
+        if expr.kind == IDENTIFIER and expr.op in family:
             return frozenset({expr.op})
-        if expr.kind == INT or (expr.value is not None and expr.kind != NAME):
+        if expr.kind == INT or (expr.value is not None and expr.kind != IDENTIFIER):
             return frozenset(constants.decode(expr.value, family))
         if expr.kind == UNARY and expr.op == "~":
             return frozenset()      # a mask that clears flags adds none
@@ -299,7 +299,7 @@ class Program:
                 return frozenset().union(*(
                     self.flags(a.value, family, a.span.path, a.function, _seen | {key})
                     for a in assignments))
-        if expr.kind == NAME and expr.value is not None:
+        if expr.kind == IDENTIFIER and expr.value is not None:
             return frozenset(constants.decode(expr.value, family))
         return frozenset({UNKNOWN})
 
@@ -447,7 +447,7 @@ def constant(expr: Expr | None, lookup=None) -> int | None:
         return None
     if expr.value is not None:
         return expr.value
-    if expr.kind == NAME:
+    if expr.kind == IDENTIFIER:
         known = constants.ALL_CONSTANTS.get(expr.op)
         return known if known is not None or lookup is None else lookup(expr.op)
     if expr.kind == UNARY and expr.op == "-" and expr.children:
@@ -524,7 +524,7 @@ class _Variation:
         if expr.kind == MEMBER and address:
             # s.f walks with s; p->f walks with the pointer value p
             return self.of(kids[0]) if _through_pointer(expr) else self.of(kids[0], address=True)
-        if expr.kind in (NAME, MEMBER):
+        if expr.kind in (IDENTIFIER, MEMBER):
             return self._variable(expr)
         return max((self.of(k) for k in kids), default=INVARIANT)
 

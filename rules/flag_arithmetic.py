@@ -41,7 +41,7 @@ msync(p, len, MS_SYNC | MS_INVALIDATE);
 ```
 """
 from mmaplint.analyzer import constants
-from mmaplint.analyzer.facts import BINARY, CALL, INT, NAME as IDENTIFIER, Assignment, Call, Expr, strip
+from mmaplint.analyzer.facts import BINARY, CALL, INT, IDENTIFIER, Assignment, Call, Expr, strip
 from mmaplint.analyzer.program import Key, Program
 from mmaplint.analyzer.registry import Hit
 

@@ -49,7 +49,7 @@ for (off_t off = 0; off < total; off += SEG) {
 """
 from collections import defaultdict
 
-from mmaplint.analyzer.facts import BINARY, CALL, MEMBER, NAME as IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, strip
+from mmaplint.analyzer.facts import BINARY, CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, strip
 from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program
 from mmaplint.analyzer.registry import Hit
 

@@ -34,7 +34,7 @@ reader must see progress. If each record must reach stable storage, buffer a
 batch and `fflush()` + `fdatasync(fileno(f))` per batch.
 """
 from mmaplint.analyzer.constants import STDIO_MODES
-from mmaplint.analyzer.facts import INT, NAME as IDENTIFIER, strip
+from mmaplint.analyzer.facts import INT, IDENTIFIER, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import Program
 from mmaplint.analyzer.registry import Hit

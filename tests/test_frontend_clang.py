@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from mmaplint.analyzer.facts import (BINARY, CAST, INT, MEMBER, NAME, RANGE_ELEMENT, FileFacts, FrontendError,
+from mmaplint.analyzer.facts import (BINARY, CAST, INT, MEMBER, IDENTIFIER, RANGE_ELEMENT, FileFacts, FrontendError,
                                      FrontendOptions)
 from mmaplint.analyzer.frontends import clang
 from mmaplint.analyzer.frontends.clang_includes import builtin_include_dir
@@ -68,11 +68,11 @@ def test_flag_spellings_values_and_result(c_facts: FileFacts) -> None:
     open_call = c_facts.calls[0]
     flags = open_call.args[1]
     assert (flags.kind, flags.op) == (BINARY, "|")
-    assert [(c.kind, c.op, c.value) for c in flags.children] == [(NAME, "O_RDWR", 2), (NAME, "O_DSYNC", 0o10000)]
+    assert [(c.kind, c.op, c.value) for c in flags.children] == [(IDENTIFIER, "O_RDWR", 2), (IDENTIFIER, "O_DSYNC", 0o10000)]
     assert flags.value == 0o10002
-    assert (open_call.result.kind, open_call.result.op) == (NAME, "fd")
+    assert (open_call.result.kind, open_call.result.op) == (IDENTIFIER, "fd")
     mmap_call = c_facts.calls[1]
-    assert (mmap_call.result.kind, mmap_call.result.op) == (NAME, "p")
+    assert (mmap_call.result.kind, mmap_call.result.op) == (IDENTIFIER, "p")
     assert mmap_call.args[0].op == "NULL" and mmap_call.args[3].op == "MAP_SHARED"
 
 
@@ -140,7 +140,7 @@ def test_cpp_methods_range_for_and_calls(tmp_path: Path) -> None:
         ("flush", "use", True, "store::Mapping::flush"),
     ]
     element = next(a for a in facts.assignments if a.op == RANGE_ELEMENT)
-    assert (element.target.op, element.value.kind, element.value.op, element.loops) == ("page", NAME, "pages", (0,))
+    assert (element.target.op, element.value.kind, element.value.op, element.loops) == ("page", IDENTIFIER, "pages", (0,))
     plus = [(a.target.op, a.value.text, a.loops) for a in facts.assignments if a.op == "+="]
     assert plus == [("n", "page != nullptr", (0,)), ("name", '"x"', ())]   # the second is std::string's operator+=
 
@@ -175,9 +175,9 @@ def test_builtin_headers_found_without_clang() -> None:
 def test_include_dirs_and_defines(tmp_path: Path) -> None:
     (tmp_path / "inc").mkdir()
     (tmp_path / "inc" / "cfg.h").write_text("#define FLAGS O_RDWR\n")
-    facts = parse(tmp_path, '#include <fcntl.h>\n#include "cfg.h"\nint g(void) { return open(NAME, FLAGS); }\n',
-                  include_dirs=(str(tmp_path / "inc"),), defines=('NAME="x"',))
-    assert [(a.kind, a.op) for a in facts.calls[0].args] == [(NAME, "NAME"), (NAME, "FLAGS")]
+    facts = parse(tmp_path, '#include <fcntl.h>\n#include "cfg.h"\nint g(void) { return open(IDENTIFIER, FLAGS); }\n',
+                  include_dirs=(str(tmp_path / "inc"),), defines=('IDENTIFIER="x"',))
+    assert [(a.kind, a.op) for a in facts.calls[0].args] == [(IDENTIFIER, "IDENTIFIER"), (IDENTIFIER, "FLAGS")]
 
 
 def test_compile_args_replace_the_defaults(tmp_path: Path) -> None:

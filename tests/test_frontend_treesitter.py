@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmaplint.analyzer.facts import (BINARY, CALL, CAST, COND, INT, MEMBER, NAME, OTHER,
+from mmaplint.analyzer.facts import (BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER,
                                      RANGE_ELEMENT, STRING, SUBSCRIPT, UNARY, Expr, FrontendError, FrontendOptions)
 from mmaplint.analyzer.frontends import treesitter
 
@@ -70,7 +70,7 @@ def test_callee_forms_and_via_field():
 def test_arguments_only_for_wanted_callees_and_flags_keep_names():
     facts = read('void o(const char *p) { int fd = open(p, O_RDWR | O_DSYNC, 0644); close(fd); }')
     opened = call(facts, "open")
-    assert shape(opened.args[1]) == (BINARY, "|", (NAME, "O_RDWR"), (NAME, "O_DSYNC"))
+    assert shape(opened.args[1]) == (BINARY, "|", (IDENTIFIER, "O_RDWR"), (IDENTIFIER, "O_DSYNC"))
     assert opened.args[1].text == "O_RDWR | O_DSYNC"
     assert shape(opened.args[2]) == (INT, 0o644)
     assert call(facts, "close").args is None
@@ -83,9 +83,9 @@ def test_results_through_casts_and_parentheses():
                  "  char *p = (char *)(mmap(0, 1, 3, 1, fd, 0));\n"
                  "  use(mmap(0, 2, 3, 1, fd, 0));\n"
                  "}")
-    assert shape(call(facts, "open").result) == (NAME, "fd")
-    assert shape(call(facts, "mmap", 0).result) == (MEMBER, "base", (NAME, "m"))
-    assert shape(call(facts, "mmap", 1).result) == (NAME, "p")
+    assert shape(call(facts, "open").result) == (IDENTIFIER, "fd")
+    assert shape(call(facts, "mmap", 0).result) == (MEMBER, "base", (IDENTIFIER, "m"))
+    assert shape(call(facts, "mmap", 1).result) == (IDENTIFIER, "p")
     assert call(facts, "mmap", 2).result is None
 
 
@@ -96,11 +96,11 @@ def test_expression_kinds():
                  "}")
     args = call(facts, "printf").args
     assert [shape(arg) for arg in args] == [
-        (STRING, ""), (UNARY, "-", (NAME, "x")), (UNARY, "~", (INT, 0x10)), (UNARY, "!", (NAME, "y")),
-        (UNARY, "*", (NAME, "a")), (UNARY, "&", (MEMBER, "len", (NAME, "s"))),
-        (SUBSCRIPT, "", (NAME, "a"), (INT, 2)), (COND, "", (NAME, "c"), (INT, 1), (INT, 2)),
-        (CAST, "long", (NAME, "n")), (INT, 65), (INT, 5), (OTHER, ""),
-        (BINARY, "*", (INT, 4096), (INT, 2)), (CALL, "f", (INT, 1)), (UNARY, "++", (NAME, "i"))]
+        (STRING, ""), (UNARY, "-", (IDENTIFIER, "x")), (UNARY, "~", (INT, 0x10)), (UNARY, "!", (IDENTIFIER, "y")),
+        (UNARY, "*", (IDENTIFIER, "a")), (UNARY, "&", (MEMBER, "len", (IDENTIFIER, "s"))),
+        (SUBSCRIPT, "", (IDENTIFIER, "a"), (INT, 2)), (COND, "", (IDENTIFIER, "c"), (INT, 1), (INT, 2)),
+        (CAST, "long", (IDENTIFIER, "n")), (INT, 65), (INT, 5), (OTHER, ""),
+        (BINARY, "*", (INT, 4096), (INT, 2)), (CALL, "f", (INT, 1)), (UNARY, "++", (IDENTIFIER, "i"))]
     assert (args[2].value, args[12].value) == (~0x10, 8192)     # constants are folded
     assert [arg.text for arg in args[8:12]] == ["(long)n", "'A'", "0b101", "sizeof(int)"]
 
@@ -114,16 +114,16 @@ def test_assignments_compound_updates_and_declarators():
                  "}")
     got = [(shape(a.target), a.op, shape(a.value), a.function, a.loops) for a in facts.assignments]
     assert got == [
-        ((NAME, "flags"), "=", (NAME, "O_RDWR"), None, ()),
-        ((NAME, "x"), "=", (INT, 1), "a", ()),
-        ((NAME, "p"), "=", (INT, 0), "a", ()),
-        ((NAME, "i"), "=", (INT, 0), "a", ()),
-        ((NAME, "i"), "++", None, "a", (0,)),
-        ((NAME, "flags"), "|=", (NAME, "O_DSYNC"), "a", (0,)),
-        ((NAME, "x"), "<<=", (INT, 1), "a", (0,)),
-        ((NAME, "n"), "--", None, "a", (0,)),
-        ((NAME, "n"), "=", (OTHER, ""), "a", ()),
-        ((NAME, "x"), "=", (INT, 3), "a", ()),
+        ((IDENTIFIER, "flags"), "=", (IDENTIFIER, "O_RDWR"), None, ()),
+        ((IDENTIFIER, "x"), "=", (INT, 1), "a", ()),
+        ((IDENTIFIER, "p"), "=", (INT, 0), "a", ()),
+        ((IDENTIFIER, "i"), "=", (INT, 0), "a", ()),
+        ((IDENTIFIER, "i"), "++", None, "a", (0,)),
+        ((IDENTIFIER, "flags"), "|=", (IDENTIFIER, "O_DSYNC"), "a", (0,)),
+        ((IDENTIFIER, "x"), "<<=", (INT, 1), "a", (0,)),
+        ((IDENTIFIER, "n"), "--", None, "a", (0,)),
+        ((IDENTIFIER, "n"), "=", (OTHER, ""), "a", ()),
+        ((IDENTIFIER, "x"), "=", (INT, 3), "a", ()),
     ]
 
 
@@ -154,8 +154,8 @@ def test_function_like_macro_expands_at_invocation():
     assert synced.macro == "SYNC_PAGE" and synced.loops == (0,)
     assert (synced.span.line, synced.span.column, synced.span.end_column) == (4, 5, 27)
     assert [shape(arg) for arg in synced.args] == [
-        (BINARY, "+", (NAME, "p"), (BINARY, "*", (NAME, "i"), (INT, 4096))),
-        (INT, 4096), (NAME, "MS_SYNC")]
+        (BINARY, "+", (IDENTIFIER, "p"), (BINARY, "*", (IDENTIFIER, "i"), (INT, 4096))),
+        (INT, 4096), (IDENTIFIER, "MS_SYNC")]
     assert synced.args[0].text == "p + i * 4096"
 
 
@@ -175,20 +175,20 @@ def test_nested_and_variadic_macros_with_loops_and_results():
     synced = call(facts, "msync")
     assert synced.macro == "SYNC_ALL" and synced.loops == (0,) and synced.span.line == 7
     assert shape(synced.args[0]) == (
-        BINARY, "+", (NAME, "base"), (BINARY, "*", (NAME, "j"), (INT, 4096)))
+        BINARY, "+", (IDENTIFIER, "base"), (BINARY, "*", (IDENTIFIER, "j"), (INT, 4096)))
     logged = call(facts, "printf")
     assert [shape(arg) for arg in logged.args] == [(STRING, ""), (INT, 1), (INT, 2)]
     opened = call(facts, "open")
-    assert opened.macro == "OPEN_RW" and shape(opened.result) == (NAME, "fd")
-    assert shape(opened.args[1]) == (NAME, "O_RDWR")
+    assert opened.macro == "OPEN_RW" and shape(opened.result) == (IDENTIFIER, "fd")
+    assert shape(opened.args[1]) == (IDENTIFIER, "O_RDWR")
     bumped = [a for a in facts.assignments if a.op == "+="]
-    assert [(shape(a.target), a.span.line) for a in bumped] == [((NAME, "fd"), 10)]
+    assert [(shape(a.target), a.span.line) for a in bumped] == [((IDENTIFIER, "fd"), 10)]
     assert {c.callee for c in facts.calls}.isdisjoint({"SYNC_ALL", "SYNC_ONE", "LOG", "OPEN_RW"})
 
 
 def test_macro_named_in_argument_callees_gets_arguments():
     facts = read("#define SYNC_WANTED(p) sync_range((p), 1)\nvoid w(void) { SYNC_WANTED(q); }")
-    assert [shape(arg) for arg in call(facts, "sync_range").args] == [(NAME, "q"), (INT, 1)]
+    assert [shape(arg) for arg in call(facts, "sync_range").args] == [(IDENTIFIER, "q"), (INT, 1)]
 
 
 def test_unknown_macro_is_a_plain_call():
@@ -266,17 +266,17 @@ def test_cpp_qualified_names_methods_and_lambdas():
         ("sort", "ns::Mapping::remap", (), False),
         ("call", "ns::Mapping::remap", (), True)]
     mapped = call(facts, "mmap")
-    assert shape(mapped.result) == (NAME, "p")
+    assert shape(mapped.result) == (IDENTIFIER, "p")
     assigned = [a for a in facts.assignments if a.target.op == "p"]
     assert [(a.op, shape(a.value)[:2], a.loops) for a in assigned] == [
-        (RANGE_ELEMENT, (NAME, "pages"), (0,)), ("=", (CAST, "char *"), ())]
+        (RANGE_ELEMENT, (IDENTIFIER, "pages"), (0,)), ("=", (CAST, "char *"), ())]
 
 
 def test_cpp_condition_declarations_are_initialisations():
     facts = read("void c() {\n  if (int fd = open(p, 0)) { use(fd); }\n  while (auto *e = next()) {}\n}",
                  language="c++")
     assert [(c.callee, shape(c.result), c.loops) for c in facts.calls] == [
-        ("open", (NAME, "fd"), ()), ("use", None, ()), ("next", (NAME, "e"), (0,))]
+        ("open", (IDENTIFIER, "fd"), ()), ("use", None, ()), ("next", (IDENTIFIER, "e"), (0,))]
     assert [(a.target.op, a.op, a.loops) for a in facts.assignments] == [("fd", "=", ()), ("e", "=", (0,))]
 
 
@@ -299,7 +299,7 @@ def test_cpp_constructions_casts_and_deleted_members_are_not_calls_or_definition
     assert [c.callee for c in facts.calls] == ["open", "mmap"]
     assert [a.target.op for a in facts.assignments] == ["fd", "b", "at", "r", "p"]
     by_target = {a.target.op: a.value for a in facts.assignments}
-    assert shape(by_target["at"]) == (CAST, "off_t", (BINARY, "*", (NAME, "size"), (INT, 2)))
+    assert shape(by_target["at"]) == (CAST, "off_t", (BINARY, "*", (IDENTIFIER, "size"), (INT, 2)))
     assert shape(by_target["r"]) == (UNARY, "-", (INT, 1)) and by_target["r"].value == -1
     assert shape(call(facts, "mmap").args[0]) == (OTHER, "")
     assert "a" in facts.functions[1].locals

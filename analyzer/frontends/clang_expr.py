@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
-from ..facts import BINARY, CALL, CAST, COND, INT, MEMBER, NAME, OTHER, STRING, SUBSCRIPT, UNARY, Expr
+from ..facts import BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr
 from . import clang_native as native
 
 _K = CursorKind
@@ -114,19 +114,19 @@ class ExprBuilder:
         if kind not in _KEYWORDS and text.isidentifier():
             # A name as written: the variable's, or the macro's that expanded to this cursor.
             macro = kind not in _NAME_KINDS and kind != _K.MEMBER_REF_EXPR.value
-            return Expr(NAME, text, text, value=native.evaluate_int(cursor) if macro else None)
+            return Expr(IDENTIFIER, text, text, value=native.evaluate_int(cursor) if macro else None)
         return self._convert(cursor, kind, text)
 
     def _convert(self, cursor: Cursor, kind: int, text: str) -> Expr:
         if kind in _NAME_KINDS:
-            return Expr(NAME, text, native.spelling(cursor))
+            return Expr(IDENTIFIER, text, native.spelling(cursor))
         if kind == _K.MEMBER_REF_EXPR.value:
             kids = native.children(cursor)
             if not kids:   # implicit `this->`: written as a plain name
-                return Expr(NAME, text, native.spelling(cursor))
+                return Expr(IDENTIFIER, text, native.spelling(cursor))
             return Expr(MEMBER, text, native.spelling(cursor), (self.build(kids[0]),))
         if kind == _K.CXX_THIS_EXPR.value:
-            return Expr(NAME, text, "this")
+            return Expr(IDENTIFIER, text, "this")
         if kind in _LITERALS:
             return self._literal(cursor, kind, text)
         if kind == _K.STRING_LITERAL.value:

@@ -15,7 +15,7 @@ from typing import Callable
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
-from ..facts import NAME, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function, FrontendOptions, Loop, Span
+from ..facts import IDENTIFIER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function, FrontendOptions, Loop, Span
 from . import clang_native as native
 from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
 
@@ -248,12 +248,12 @@ class FactWalker:
         if parent._kind_id == _K.CXX_FOR_RANGE_STMT.value:
             # The loop variable: its initialiser is implicit (`*__begin`); it takes each element of the range.
             elements = native.children(parent)[1]
-            self._assign(cursor, Expr(NAME, name, name), RANGE_ELEMENT, self.exprs.build(elements))
+            self._assign(cursor, Expr(IDENTIFIER, name, name), RANGE_ELEMENT, self.exprs.build(elements))
             return native.CONTINUE
         value = native.initializer(cursor)
         # An implicit default construction (`Mapping m;`) starts at the name, a written one after it.
         if value is not None and native.extent(self._tu, value)[0][2] > native.location(cursor)[2]:
-            target = Expr(NAME, name, name)
+            target = Expr(IDENTIFIER, name, name)
             self._assign(cursor, target, "=", self.exprs.build(value))
             self._note_result(value, target)
         return native.RECURSE

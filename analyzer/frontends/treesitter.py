@@ -14,7 +14,7 @@ from operator import itemgetter
 
 from tree_sitter import Node
 
-from ..facts import (NAME, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError,
+from ..facts import (IDENTIFIER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError,
                      FrontendOptions, Function, Loop, Span)
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
@@ -303,7 +303,7 @@ class _FileReader:
             if init is None:
                 continue        # a body that is not one expression (a statement, a type)
             spelled = text(self.source, name)
-            self.pending_assignments.append(((node.start_byte, next(self.seq)), Expr(NAME, spelled, spelled),
+            self.pending_assignments.append(((node.start_byte, next(self.seq)), Expr(IDENTIFIER, spelled, spelled),
                                              "=", Converter(wrapped).expr(init), self.span(node), None, ()))
 
     def file_facts(self, reason: str) -> FileFacts:

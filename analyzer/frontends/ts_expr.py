@@ -8,7 +8,7 @@ from typing import Callable
 
 from tree_sitter import Node
 
-from ..facts import (BINARY, CALL, CAST, COND, INT, MEMBER, NAME, OTHER, STRING, SUBSCRIPT,
+from ..facts import (BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT,
                      UNARY, Expr)
 
 CXX_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
@@ -192,7 +192,7 @@ class Converter:
 
     def member_name(self, node: Node) -> str:
         bound = self.substitute(node)
-        if bound is not None and bound.kind == NAME:
+        if bound is not None and bound.kind == IDENTIFIER:
             return bound.op
         return self.text(node)
 
@@ -206,11 +206,11 @@ class Converter:
 
     def _name(self, node: Node, depth: int) -> Expr:
         spelling = self.text(node)
-        return Expr(NAME, spelling, spelling)
+        return Expr(IDENTIFIER, spelling, spelling)
 
     def _null(self, node: Node, depth: int) -> Expr:
         spelling = self.text(node)    # the NULL macro is a name; C++'s nullptr keyword is not
-        return Expr(NAME, spelling, spelling) if spelling == "NULL" else Expr(OTHER, spelling)
+        return Expr(IDENTIFIER, spelling, spelling) if spelling == "NULL" else Expr(OTHER, spelling)
 
     def _qualified(self, node: Node, depth: int) -> Expr:
         name = node.child_by_field_name("name")
@@ -218,7 +218,7 @@ class Converter:
             name = name.child_by_field_name("name")
         if name is None or name.type != "identifier":
             return Expr(OTHER, self.text(node))
-        return Expr(NAME, self.text(node), self.text(name))
+        return Expr(IDENTIFIER, self.text(node), self.text(name))
 
     def _number(self, node: Node, depth: int) -> Expr:
         spelling = self.text(node)
@@ -339,7 +339,7 @@ class MacroConverter(Converter):
 
 def bound_callee(bound: Expr) -> tuple[str, bool]:
     """Callee name when a macro parameter names the function: `fn(x)` with fn := ops->queue."""
-    if bound.kind in (NAME, MEMBER, CALL):
+    if bound.kind in (IDENTIFIER, MEMBER, CALL):
         return bound.op, bound.kind == MEMBER
     return bound.text, False
 
