@@ -2,11 +2,17 @@
 
 ## What it does
 Reports `fopen()`, `fdopen()` or `freopen()` executed once per iteration of a
-loop (in the loop, or in a function the loop calls) when the stream keeps its
-default buffer: no `setvbuf()`/`setbuf()`/`setbuffer()` is handed the stream
-before its first I/O. When the path is the same on every iteration (a string
-literal, or a variable the loop does not change), the message says so: the
-loop reopens one file again and again.
+loop when the stream keeps its default buffer (no `setvbuf()`/`setbuf()`/
+`setbuffer()` is handed the stream before its first I/O) and the open is a
+repeated cost rather than the work itself:
+- the same file every iteration: a string literal path, or one the loop does
+  not change (also through a function the loop calls, for a literal path); the
+  message says the file is reopened every iteration;
+- or, in the loop itself, a stream that is opened and closed within one
+  iteration.
+A helper that opens the file it is handed, called once per input file, and
+streams kept open past their iteration (one per input of a merge) are not
+reported: opening each file once is the job.
 
 ## Why is this bad?
 Each open pays `openat`, `fstat` (to size the buffer), the buffer's allocation,
@@ -65,8 +71,13 @@ def check(program: Program):
         first = program.first_use(stream, call) if stream is not None else None
         if first is not None and first.callee in BUFFERING:
             continue
+        same = _same_path(program, call, hot)
+        if not same and (hot.chain or not _closed_in_iteration(program, call, stream)):
+            # A helper opening the file it is handed, or streams kept open past the iteration
+            # (one per input): opening each file is the work itself, not a repeated cost.
+            continue
         message = f"{call.callee}() runs {hot.describe()} and leaves the stream at its default buffer"
-        if not hot.chain and _same_path(program, call):
+        if same:
             message += f"; the same file ({call.arg(0).text}) is reopened every iteration"
         related = hot.related()
         if first is not None:
@@ -74,8 +85,17 @@ def check(program: Program):
         yield Hit(call.span, message, related=related)
 
 
-def _same_path(program: Program, call) -> bool:
-    """Whether fopen's path is the same on every iteration of its loop."""
+def _closed_in_iteration(program: Program, call, stream) -> bool:
+    """Whether the stream is closed in the same loop iteration it was opened in."""
+    return stream is not None and any(
+        c.function == call.function and c.span.path == call.span.path and c.loops[-1:] == call.loops[-1:]
+        and program.key(c.arg(0), c.span.path, c.function) == stream
+        for c in program.calls("fclose"))
+
+
+def _same_path(program: Program, call, hot) -> bool:
+    """Whether fopen's path is the same on every iteration of its loop: a string literal, or,
+    in the loop itself, a name the loop does not change."""
     if call.callee.startswith("fdopen"):
         return False
     path = strip(call.arg(0))
@@ -83,6 +103,8 @@ def _same_path(program: Program, call) -> bool:
         return False
     if path.kind == STRING:
         return True
+    if hot.chain:
+        return False        # a parameter may differ on every call
     where = (call.span.path, call.function, call.loops)
     if program.variation(path, *where) != INVARIANT:
         return False

@@ -5,8 +5,11 @@ Reports `fflush()` executed once per iteration of a loop (in the loop, or in a
 function the loop calls), and stdio writes (`fprintf`, `fputs`, `fputc`,
 `putc`, `fwrite`, ...) executed per iteration on a stream that the code made
 unbuffered with `setvbuf(stream, NULL, _IONBF, 0)` or `setbuf(stream, NULL)`.
-Points at the `fflush`, or at the write. `stderr`, unbuffered by the C
-standard, is not reported unless the code itself unbuffers it.
+Points at the `fflush`, or at the write. Not reported: a flush right before
+the stream's `fclose` (the close flushes anyway), `fflush(stdout)` or
+`fflush(stderr)` in a helper the loop calls (a progress or trace line for a
+reader), loops paced by a sleep or a wait, and `stderr`, unbuffered by the C
+standard, unless the code itself unbuffers it.
 
 ## Why is this bad?
 A stdio buffer exists to turn many small records into few large `write()`
@@ -48,18 +51,22 @@ HELP = "let the stream buffer and flush once after the loop (or once per batch)"
 WRITES = {"fprintf": 0, "vfprintf": 0, "fwprintf": 0, "fputs": 1, "fputc": 1, "putc": 1,
           "fwrite": 3, "fputws": 1, "fputwc": 1, "putwc": 1, "fputs_unlocked": 1,
           "fputc_unlocked": 1, "putc_unlocked": 1, "fwrite_unlocked": 3}
-CALLEES = {"fflush", "setvbuf", "setbuf"} | set(WRITES)
+CALLEES = {"fflush", "fclose", "setvbuf", "setbuf"} | set(WRITES)
+TERMINAL_STREAMS = {"stdout", "stderr"}
 REPRODUCER = "corpus/fflush_per_record"
 
 
 def check(program: Program):
     for call in program.calls("fflush", "fflush_unlocked"):
         hot = program.call_per_iteration(call)
-        if hot is not None:
-            stream = call.arg(0).text if call.arg(0) is not None else "the stream"
-            yield Hit(call.span,
-                      f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
-                      "write() system call", related=hot.related())
+        if hot is None or _closes_next(program, call):
+            continue
+        stream = call.arg(0).text if call.arg(0) is not None else "the stream"
+        if hot.chain and stream in TERMINAL_STREAMS:
+            continue    # a progress or trace line from a helper: for a reader, not per record
+        yield Hit(call.span,
+                  f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
+                  "write() system call", related=hot.related())
     unbuffered = _unbuffered_streams(program)
     for call in program.calls(*WRITES):
         stream = program.key(call.arg(WRITES[call.callee]), call.span.path, call.function)
@@ -72,6 +79,13 @@ def check(program: Program):
                       f"{call.callee}() to a stream made unbuffered at line {made.span.line} runs "
                       f"{hot.describe()}: every write is its own write() system call",
                       related=(Related(made.span, "the stream is made unbuffered here"),) + hot.related())
+
+
+def _closes_next(program: Program, call) -> bool:
+    """fflush(f) right before fclose(f): the close would flush anyway; not a flush per record."""
+    stream = program.key(call.arg(0), call.span.path, call.function)
+    after = program.first_use(stream, call) if stream is not None else None
+    return after is not None and after.callee == "fclose"
 
 
 def _unbuffered_streams(program: Program) -> dict:
