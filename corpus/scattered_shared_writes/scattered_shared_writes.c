@@ -10,9 +10,8 @@
  * bytes, wrapping around.  One latency sample per --batch stores.
  */
 #include "../common/mml.h"
+#include "../common/mml_flusher.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -26,24 +25,6 @@ static struct mml_param params[NPARAM] = {
     [BATCH] = {"batch", 256, "stores per latency sample", NULL},
     [FILL] = {"fill", MML_FILL_FAULT, "how the file enters the page cache", mml_fill_choices},
 };
-
-struct flusher {
-    int fd;
-    unsigned long long interval_ms;
-    atomic_int stop;
-};
-
-static void *flush_periodically(void *arg)
-{
-    struct flusher *f = arg;
-    struct timespec pause = {(time_t)(f->interval_ms / 1000), (long)(f->interval_ms % 1000) * 1000000L};
-    while (!atomic_load(&f->stop)) {
-        nanosleep(&pause, NULL);
-        if (sync_file_range(f->fd, 0, 0, SYNC_FILE_RANGE_WRITE))
-            mml_die("sync_file_range");
-    }
-    return NULL;
-}
 
 /* xorshift64: cheap enough not to hide the cost of a store, identical in both variants. */
 static uint64_t next_random(uint64_t *state)
@@ -96,13 +77,11 @@ int main(int argc, char **argv)
 
     int fd = mml_create_file("scattered_shared_writes.dat", 0, size, (enum mml_fill)params[FILL].value);
     char *data = map_target(fd, size, cli.variant);
-    struct flusher flusher = {fd, params[INTERVAL_MS].value, 0};
-    pthread_t thread;
+    struct mml_flusher flusher;
 
     struct mml_meter meter;
     mml_start(&meter);
-    if (pthread_create(&thread, NULL, flush_periodically, &flusher))
-        mml_die("pthread_create");
+    mml_flusher_start(&flusher, &fd, 1, params[INTERVAL_MS].value);
     uint64_t state = 0x9e3779b97f4a7c15ull;
     size_t offset = 0;
     for (unsigned long long done = 0; done < stores;) {
@@ -115,8 +94,7 @@ int main(int argc, char **argv)
         mml_latency(&meter, mml_now() - t0);
         done += n;
     }
-    atomic_store(&flusher.stop, 1);
-    pthread_join(thread, NULL);
+    mml_flusher_stop(&flusher);
     persist(fd, data, size, cli.variant);
     mml_finish(&meter, cli.variant, params, NPARAM, stores * 8, stores);
     munmap(data, size);

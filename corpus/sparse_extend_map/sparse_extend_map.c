@@ -13,9 +13,8 @@
  * something); one latency sample per memset step.
  */
 #include "../common/mml.h"
+#include "../common/mml_flusher.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <sys/mman.h>
 
 enum { FILES, SEGMENTS, SEGMENT, STEP, INTERVAL_MS, GROW, NPARAM };
@@ -31,26 +30,6 @@ static struct mml_param params[NPARAM] = {
     [INTERVAL_MS] = {"interval-ms", 20, "milliseconds between sync_file_range rounds", NULL},
     [GROW] = {"grow", GROW_WRITE, "how the bad variant grows a file", grow_choices},
 };
-
-struct flusher {
-    const int *fds;
-    size_t nfds;
-    unsigned long long interval_ms;
-    atomic_int stop;
-};
-
-static void *flush_periodically(void *arg)
-{
-    struct flusher *f = arg;
-    struct timespec pause = {(time_t)(f->interval_ms / 1000), (long)(f->interval_ms % 1000) * 1000000L};
-    while (!atomic_load(&f->stop)) {
-        nanosleep(&pause, NULL);
-        for (size_t i = 0; i < f->nfds; i++)
-            if (sync_file_range(f->fds[i], 0, 0, SYNC_FILE_RANGE_WRITE))
-                mml_die("sync_file_range");
-    }
-    return NULL;
-}
 
 static void grow(int fd, off_t offset, size_t segment, enum mml_variant v, unsigned long long how)
 {
@@ -106,13 +85,11 @@ int main(int argc, char **argv)
         if (fds[k] < 0)
             mml_die(path);
     }
-    struct flusher flusher = {fds, files, params[INTERVAL_MS].value, 0};
-    pthread_t thread;
+    struct mml_flusher flusher;
 
     struct mml_meter meter;
     mml_start(&meter);
-    if (pthread_create(&thread, NULL, flush_periodically, &flusher))
-        mml_die("pthread_create");
+    mml_flusher_start(&flusher, fds, files, params[INTERVAL_MS].value);
     for (unsigned long long s = 0; s < segments; s++) {
         off_t offset = (off_t)(s * segment);
         for (size_t k = 0; k < files; k++) {
@@ -120,8 +97,7 @@ int main(int argc, char **argv)
             write_segment(fds[k], offset, segment, step, (int)((s + k) & 0xff) | 1, &meter);
         }
     }
-    atomic_store(&flusher.stop, 1);
-    pthread_join(thread, NULL);
+    mml_flusher_stop(&flusher);
     mml_finish(&meter, cli.variant, params, NPARAM, files * segments * segment, files * segments);
     for (size_t k = 0; k < files; k++)
         close(fds[k]);
