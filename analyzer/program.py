@@ -342,10 +342,21 @@ class Program:
         descriptor = strip(descriptor)
         if descriptor is None or self.constant(descriptor) is not None:
             return False
-        sources = [strip(a.value) for a in self.assignments_to(self.key(descriptor, path, function))
-                   if a.op == "=" and a.value is not None]
-        calls = [v.op for v in sources if v is not None and v.kind == CALL]
-        return not calls or any(callee in FILE_OPENERS for callee in calls)
+        origins = self._origins(self.key(descriptor, path, function), depth=3)
+        return not origins or bool(origins & FILE_OPENERS)
+
+    def _origins(self, key: Key | None, depth: int) -> set[str]:
+        """The calls a variable's value comes from, through plain copies (`ld->ring_fd = ret`)."""
+        found: set[str] = set()
+        for a in self.assignments_to(key):
+            value = strip(a.value)
+            if a.op != "=" or value is None:
+                continue
+            if value.kind == CALL:
+                found.add(value.op)
+            elif depth and value.kind in (IDENTIFIER, MEMBER):
+                found |= self._origins(self.key(value, a.span.path, a.function), depth - 1)
+        return found
 
     @cached_property
     def _mapped_pointers(self) -> dict[Key, Mapping]:

@@ -12,8 +12,10 @@ descriptor is opened in the loop or taken from an array the loop walks: one
 flush per file is the minimum), an EINTR retry loop around the call alone
 (its caller's loop still counts), the partial-write loop of a `write()` that
 writes the rest of one buffer (`left -= n`), `sync_file_range()` that only
-starts writeback (`SYNC_FILE_RANGE_WRITE`), and writes to a second descriptor
-of the same file opened without the flag.
+starts writeback (`SYNC_FILE_RANGE_WRITE`), writes to a second descriptor
+of the same file opened without the flag, and a sync in a helper the loop
+calls when that helper first writes in a loop of its own and then syncs once
+(it syncs a batch: the shape this rule recommends).
 
 ## Why is this bad?
 A flush waits for the device: the data, the metadata it needs and, on most
@@ -104,7 +106,17 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     if loops and program.variation(_descriptor(call), call.span.path, call.function,
                                    loops) != INVARIANT:
         return None
-    return program.per_iteration(call.span.path, call.function, loops)
+    hot = program.per_iteration(call.span.path, call.function, loops)
+    if hot is not None and hot.chain and _after_a_write_loop(program, call):
+        return None     # the helper writes a batch, then syncs it once: the recommended shape
+    return hot
+
+
+def _after_a_write_loop(program: Program, call: Call) -> bool:
+    """Whether the call's function writes in a loop before reaching the call."""
+    return any(w.function == call.function and w.span.path == call.span.path and w.loops
+               and not set(w.loops) & set(call.loops) and w.span < call.span
+               for w in program.calls(*WRITES))
 
 
 def _retries(program: Program, call: Call, loop_id: int) -> bool:
