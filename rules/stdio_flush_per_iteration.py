@@ -7,9 +7,8 @@ function the loop calls), and stdio writes (`fprintf`, `fputs`, `fputc`,
 unbuffered with `setvbuf(stream, NULL, _IONBF, 0)` or `setbuf(stream, NULL)`.
 Points at the `fflush`, or at the write. Not reported: a flush right before
 the stream's `fclose` (the close flushes anyway), `fflush(stdout)` or
-`fflush(stderr)` or of a stream the helper is handed, in a helper the loop
-calls (a progress or trace line for a reader; a helper is reported when it
-flushes a stream kept in a global or a field, a log), loops paced by a sleep or a wait, and `stderr`, unbuffered by the C
+`fflush(stderr)` in a helper the loop calls (a progress or trace line for a
+reader), loops paced by a sleep or a wait, and `stderr`, unbuffered by the C
 standard, unless the code itself unbuffers it.
 
 ## Why is this bad?
@@ -63,8 +62,8 @@ def check(program: Program):
         if hot is None or _closes_next(program, call):
             continue
         stream = call.arg(0).text if call.arg(0) is not None else "the stream"
-        if hot.chain and not _long_lived_log(program, call):
-            continue    # a helper flushing stdout or the stream it is handed: a progress or trace line
+        if hot.chain and stream in TERMINAL_STREAMS:
+            continue    # a progress or trace line from a helper: for a reader, not per record
         yield Hit(call.span,
                   f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related())
@@ -80,12 +79,6 @@ def check(program: Program):
                       f"{call.callee}() to a stream made unbuffered at line {made.span.line} runs "
                       f"{hot.describe()}: every write is its own write() system call",
                       related=(Related(made.span, "the stream is made unbuffered here"),) + hot.related())
-
-
-def _long_lived_log(program: Program, call) -> bool:
-    """A stream kept in a global or a field (a log), other than stdout/stderr."""
-    stream = program.key(call.arg(0), call.span.path, call.function)
-    return stream is not None and stream[0] in ("global", "field") and stream[-1] not in TERMINAL_STREAMS
 
 
 def _closes_next(program: Program, call) -> bool:
