@@ -53,6 +53,7 @@ WRITES = {"fprintf": 0, "vfprintf": 0, "fwprintf": 0, "fputs": 1, "fputc": 1, "p
           "fputc_unlocked": 1, "putc_unlocked": 1, "fwrite_unlocked": 3}
 CALLEES = {"fflush", "fclose", "setvbuf", "setbuf"} | set(WRITES)
 TERMINAL_STREAMS = {"stdout", "stderr"}
+STANDARD_STREAMS = TERMINAL_STREAMS | {"stdin"}
 REPRODUCER = "corpus/fflush_per_record"
 
 
@@ -69,7 +70,7 @@ def check(program: Program):
                   "write() system call", related=hot.related())
     unbuffered = _unbuffered_streams(program)
     for call in program.calls(*WRITES):
-        stream = program.key(call.arg(WRITES[call.callee]), call.span.path, call.function)
+        stream = _stream(program, call.arg(WRITES[call.callee]), call)
         if stream not in unbuffered:
             continue
         hot = program.call_per_iteration(call)
@@ -96,10 +97,20 @@ def _unbuffered_streams(program: Program) -> dict:
             unbuffers = "_IONBF" in program.call_flags(call, 2, STDIO_MODES)
         else:
             unbuffers = _is_null(call.arg(1))
-        key = program.key(call.arg(0), call.span.path, call.function)
+        key = _stream(program, call.arg(0), call)
         if unbuffers and key is not None:
             found.setdefault(key, call)
     return found
+
+
+def _stream(program: Program, expr, call):
+    """A stream's identity.  The standard streams are each program's own: one tool's
+    setvbuf(stdout, NULL, _IONBF, 0) says nothing of another tool's stdout in the same tree,
+    so they are known per file."""
+    key = program.key(expr, call.span.path, call.function)
+    if key is not None and key[0] == "global" and key[-1] in STANDARD_STREAMS:
+        return key + (call.span.path,)
+    return key
 
 
 def _is_null(expr) -> bool:
