@@ -112,7 +112,8 @@ def read_source(path: str, max_size: int) -> bytes:
 
 def parse_file(path: str, settings: Settings, callees: frozenset[str],
                compile_args: tuple[str, ...] | None = None) -> FileFacts | FileError:
-    """Facts for one file from the frontend the settings ask for (auto: clang, else tree-sitter)."""
+    """Facts for one file from the frontend the settings ask for (auto: clang, else tree-sitter).
+    Nothing raised for one file stops the run: it becomes that file's one-line error."""
     from .frontends import treesitter
     try:
         source = read_source(path, settings.max_file_size)
@@ -120,17 +121,28 @@ def parse_file(path: str, settings: Settings, callees: frozenset[str],
                                   defines=settings.defines, compile_args=compile_args,
                                   language=language_of(path))
         if settings.frontend == "tree-sitter" or (settings.frontend == "fast" and compile_args is None):
-            return treesitter.parse(path, source, options)
+            return _guarded("tree-sitter", treesitter.parse, path, source, options)
         from .frontends import clang    # libclang loads only when it is used
         try:
-            return clang.parse(path, source, options)
+            return _guarded("clang", clang.parse, path, source, options)
         except FrontendError as exc:
             if settings.frontend == "clang":
                 raise
-            facts = treesitter.parse(path, source, options)
+            facts = _guarded("tree-sitter", treesitter.parse, path, source, options)
             return replace(facts, reason=f"tree-sitter: clang could not parse it ({exc})")
     except FrontendError as exc:
         return FileError(path, str(exc))
+
+
+def _guarded(name: str, frontend, path: str, source: bytes, options: FrontendOptions) -> FileFacts:
+    """A frontend's own bug on one file is that file's error, never a traceback for the run."""
+    try:
+        return frontend(path, source, options)
+    except FrontendError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - any bug in a frontend, reported per file
+        raise FrontendError(f"internal error in the {name} frontend ({type(exc).__name__}: {exc}); "
+                            "please report it") from None
 
 
 def _compile_args(files: list[str], settings: Settings, errors: list[FileError]) -> list:

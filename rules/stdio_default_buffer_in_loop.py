@@ -103,8 +103,9 @@ def _same_path(program: Program, call, hot) -> bool:
         return False
     if path.kind == STRING:
         return True
-    if hot.chain:
-        return False        # a parameter may differ on every call
+    if hot.chain:   # a parameter may differ on every call; a global names one file
+        key = program.key(path, call.span.path, call.function)
+        return key is not None and key[0] == "global" and not program.assignments_to(key)[1:]
     where = (call.span.path, call.function, call.loops)
     if program.variation(path, *where) != INVARIANT:
         return False

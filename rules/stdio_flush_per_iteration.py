@@ -83,10 +83,10 @@ def check(program: Program):
 
 
 def _closes_next(program: Program, call) -> bool:
-    """fflush(f) right before fclose(f): the close would flush anyway; not a flush per record."""
+    """fflush(f) right before fclose(f) in the same iteration: the close would flush anyway."""
     stream = program.key(call.arg(0), call.span.path, call.function)
     after = program.first_use(stream, call) if stream is not None else None
-    return after is not None and after.callee == "fclose"
+    return after is not None and after.callee == "fclose" and after.loops == call.loops
 
 
 def _unbuffered_streams(program: Program) -> dict:

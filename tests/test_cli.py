@@ -166,6 +166,7 @@ ALL_RULES = textwrap.dedent("""\
             FILE *f = fopen("/tmp/log", "a");
             fprintf(f, "%f\\n", v[i]);
             fflush(f);
+            fputs("done\\n", f);
             fclose(f);
         }
     }
@@ -344,3 +345,20 @@ def test_fast_frontend_uses_clang_only_with_a_database_entry(tmp_path, capsys):
     _, data = run_json(capsys, "--frontend", "fast", str(listed), str(unlisted))
     assert [(Path(f["path"]).name, f["frontend"]) for f in data["findings"]] == [
         ("listed.c", "clang"), ("unlisted.c", "tree-sitter")]
+
+
+def test_a_frontend_bug_is_one_files_error(tmp_path, capsys, monkeypatch):
+    from mmaplint.analyzer.frontends import clang, treesitter
+
+    def broken(path, source, options):
+        raise AttributeError("simulated bug")
+
+    bad = write(tmp_path, "bad.c", PER_PAGE_MSYNC)
+    monkeypatch.setattr(clang, "parse", broken)
+    code, errors, findings = errors_for(capsys, str(bad))        # auto: tree-sitter takes over
+    assert (code, errors, [f["frontend"] for f in findings]) == (1, [], ["tree-sitter"])
+    monkeypatch.setattr(treesitter, "parse", broken)
+    code, errors, findings = errors_for(capsys, "--frontend", "tree-sitter", str(bad))
+    assert (code, findings) == (2, [])
+    assert errors == [{"path": str(bad), "message": "internal error in the tree-sitter frontend "
+                       "(AttributeError: simulated bug); please report it"}]
