@@ -472,7 +472,7 @@ def constant(expr: Expr | None, lookup=None) -> int | None:
 
 
 def _address_base(target: Expr) -> Expr | None:
-    """The pointer an lvalue writes through: p in p[i], *(p + i), p[i].field, *q."""
+    """The pointer an lvalue writes through: p in p[i], *(p + i), p[i].field, p->field, *q."""
     target = strip(target)
     while target is not None:
         if target.kind == SUBSCRIPT:
@@ -480,7 +480,9 @@ def _address_base(target: Expr) -> Expr | None:
         if target.kind == UNARY and target.op == "*":
             return target.children[0]
         if target.kind == MEMBER:
-            target = None if _through_pointer(target) else strip(target.children[0])
+            if _through_pointer(target):
+                return target.children[0]       # p->f writes through p
+            target = strip(target.children[0])  # s.f writes where s lives
             continue
         return None
     return None
