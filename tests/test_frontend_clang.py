@@ -191,3 +191,20 @@ def test_compile_args_replace_the_defaults(tmp_path: Path) -> None:
 def test_non_utf8_source(tmp_path: Path) -> None:
     facts = parse(tmp_path, b"// caf\xe9\nint f(void) { return 0; }\n")
     assert facts.comments == ((1, "// caf\ufffd"),)
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_line_endings_give_the_same_spans(tmp_path: Path, newline: str) -> None:
+    def spans(facts: FileFacts) -> list[tuple[int, int, int, int]]:
+        found = [*facts.functions, *facts.loops, *facts.calls, *facts.assignments]
+        return [(s.line, s.column, s.end_line, s.end_column) for s in (fact.span for fact in found)]
+
+    unix = parse(tmp_path, C_CODE)
+    other = parse(tmp_path, C_CODE.replace("\n", newline), name="other.c")
+    assert spans(other) == spans(unix)
+    assert [call.macro for call in other.calls] == [call.macro for call in unix.calls]
+
+
+def test_callee_name_split_by_a_line_splice(tmp_path: Path) -> None:
+    facts = parse(tmp_path, "#include <sys/mman.h>\nvoid f(void *p) { ms\\\nync(p, 1, MS_SYNC); }\n")
+    assert [(call.callee, call.macro, call.span.line) for call in facts.calls] == [("msync", None, 2)]

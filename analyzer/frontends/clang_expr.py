@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from clang.cindex import Cursor, CursorKind, TranslationUnit
+from clang.cindex import Cursor, CursorKind
 
 from ..facts import BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr
 from . import clang_native as native
@@ -97,15 +97,15 @@ def call_shape(call: Cursor) -> CallShape | None:
 class ExprBuilder:
     """Converts expression cursors of one file; `source` is the file's bytes."""
 
-    def __init__(self, tu: TranslationUnit, source: bytes) -> None:
-        self._tu = tu
+    def __init__(self, main_file: native.MainFile, source: bytes) -> None:
+        self._file = main_file
         self._source = source
 
     def text(self, start: native.Position, end: native.Position) -> str:
         return self._source[start[2]:end[2]].decode("utf-8", "replace")
 
     def cursor_text(self, cursor: Cursor) -> str:
-        return self.text(*native.extent(self._tu, cursor))
+        return self.text(*self._file.extent(cursor))
 
     def build(self, cursor: Cursor) -> Expr:
         cursor = look_through(cursor)

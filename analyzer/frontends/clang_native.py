@@ -9,12 +9,14 @@ declared here never interfere with clang.cindex's own declarations.
 """
 from __future__ import annotations
 
-from ctypes import (CDLL, CFUNCTYPE, POINTER, addressof, byref, c_int, c_longlong, c_uint, c_ulonglong, c_void_p,
-                    cast, sizeof)
+from ctypes import (CDLL, CFUNCTYPE, POINTER, Structure, addressof, byref, c_char_p, c_int, c_longlong, c_uint,
+                    c_ulonglong, c_void_p, cast, sizeof)
+from bisect import bisect_right
 from functools import cache
+from itertools import accumulate
 from typing import Callable, Iterator
 
-from clang.cindex import Cursor, SourceLocation, SourceRange, Token, TranslationUnit, Type, _CXString, conf
+from clang.cindex import Cursor, SourceLocation, SourceRange, Token, TranslationUnit, Type, conf
 
 CONTINUE = 1      # CXChildVisit_Continue: do not visit this cursor's children
 RECURSE = 2       # CXChildVisit_Recurse
@@ -24,6 +26,13 @@ _EVAL_INT = 1     # CXEval_Int
 
 Visitor = CFUNCTYPE(c_int, Cursor, Cursor, c_void_p)
 Position = tuple[int, int, int, int]   # file location: line, column, byte offset, CXFile handle
+
+
+class _CXString(Structure):
+    """libclang's string result, read and disposed here; the bindings' own class does both through
+    their checked wrappers, which made a cursor's spelling cost as much as three plain calls."""
+
+    _fields_ = [("data", c_void_p), ("private_flags", c_uint)]
 
 
 @cache
@@ -68,6 +77,8 @@ def _lib() -> CDLL:
         ("clang_getTokenSpelling", [TranslationUnit, Token], _CXString),
         ("clang_getTokenExtent", [TranslationUnit, Token], SourceRange),
         ("clang_getTokenLocation", [TranslationUnit, Token], SourceLocation),
+        ("clang_getCString", [_CXString], c_char_p),
+        ("clang_disposeString", [_CXString], None),
     ]
     for name, argtypes, restype in signatures:
         function = getattr(lib, name)
@@ -76,8 +87,13 @@ def _lib() -> CDLL:
     return lib
 
 
-def _string(value: _CXString) -> str:
-    return _CXString.from_result(value)
+def _string(value: _CXString) -> str | None:
+    lib = _lib()
+    try:
+        text = lib.clang_getCString(value)
+        return None if text is None else text.decode("utf8")
+    finally:
+        lib.clang_disposeString(value)
 
 
 def visit(cursor: Cursor, visitor: Visitor) -> None:
@@ -156,38 +172,95 @@ def file_range(tu: TranslationUnit, start: Position, end: Position) -> SourceRan
                                       lib.clang_getLocationForOffset(tu, end[3], end[2]))
 
 
-def extent(tu: TranslationUnit, cursor: Cursor) -> tuple[Position, Position]:
-    """Start and end (one past the last character) of the cursor's range in the file.
+_MAY_CONTINUE_IDENTIFIER = {bytes([byte]) for byte in
+                            [*b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$\\?", *range(0x80, 0x100)]}
+_MACRO_ID = 1 << 31   # the bit of clang's raw SourceLocation encoding that marks a macro location
 
-    When the range ends inside a macro argument with a macro name (`ID(a | O_DSYNC)`), libclang
-    measures the last token in the wrong buffer and the end lands on that name's first character;
-    the lexer then gives its real end.
+
+class MainFile:
+    """Positions in a translation unit's main file, for the cursors of its facts.
+
+    A CXSourceLocation carries clang's raw location encoding; one written in a file (not a macro
+    location) is an offset into the source manager's address space, where the main file is one
+    contiguous block.  Such locations are decoded here against the file's line starts (clang ends
+    a line at \\n, \\r\\n or a lone \\r, as bytes.splitlines does), which saves two or three ctypes
+    calls per position; macro locations and anything outside the block still ask libclang.
     """
-    lib = _lib()
-    source_range = lib.clang_getCursorExtent(cursor)
-    end_location = lib.clang_getRangeEnd(source_range)
-    start, end = position(lib.clang_getRangeStart(source_range)), position(end_location)
-    if _expansion_offset(end_location) != end[2]:
-        with Tokens(tu, file_range(tu, end, end)) as tokens:
-            for token in tokens:
-                token_start, token_end = tokens.extent(token)
-                if token_start[2] == end[2] and tokens.spelling(token).isidentifier():
-                    end = token_end
-                break
-    return start, end
+
+    def __init__(self, tu: TranslationUnit, path: str, source: bytes) -> None:
+        self._tu = tu
+        self._source = source
+        first = SourceLocation.from_offset(tu, tu.get_file(path), 0)
+        self._handle = position(first)[3]
+        self._base = first.int_data
+        self._end = len(source) if self._handle else -1   # -1: main file not found, always ask libclang
+        self._crlf = b"\r\n" in source
+        ends = list(accumulate(len(line) for line in source.splitlines(keepends=True)))
+        if ends and source[-1:] not in (b"\n", b"\r"):
+            ends.pop()   # the unterminated last line
+        self._starts = [0, *ends]
+
+    def _decoded(self, raw: int) -> Position | None:
+        """The position of a raw location when it is plainly in the main file, else None."""
+        offset = raw - self._base
+        if raw & _MACRO_ID or not 0 <= offset <= self._end:
+            return None
+        if self._crlf and offset and self._source[offset - 1:offset + 1] == b"\r\n":
+            return None   # on the \n of a \r\n clang's column depends on its line cache
+        line = bisect_right(self._starts, offset)
+        return line, offset - self._starts[line - 1] + 1, offset, self._handle
+
+    def position(self, where: SourceLocation) -> Position:
+        return self._decoded(where.int_data) or position(where)
+
+    def location(self, cursor: Cursor) -> Position:
+        return self.position(_lib().clang_getCursorLocation(cursor))
+
+    def written_as(self, where: Position, name: str) -> bool:
+        """Whether the bytes at a main-file position surely are the token `name` (an ASCII
+        identifier): they spell it and what follows cannot continue it (an identifier character,
+        `$`, or a `\\` or `??/` line splice).  False means only that the lexer must tell."""
+        if where[3] != self._handle or not (name.isascii() and name.isidentifier()):
+            return False
+        end = where[2] + len(name)
+        return (self._source[where[2]:end] == name.encode()
+                and self._source[end:end + 1] not in _MAY_CONTINUE_IDENTIFIER)
+
+    def contains(self, cursor: Cursor) -> bool:
+        """Whether the cursor is from the main file.  A file location outside its block is in
+        another file (a header, or the main file included again), which libclang also says no to."""
+        where = _lib().clang_getCursorLocation(cursor)
+        raw = where.int_data
+        if not raw & _MACRO_ID and self._end >= 0 and not 0 <= raw - self._base <= self._end:
+            return False
+        return is_main_file_location(where)
+
+    def extent(self, cursor: Cursor) -> tuple[Position, Position]:
+        """Start and end (one past the last character) of the cursor's range in the file."""
+        lib = _lib()
+        source_range = lib.clang_getCursorExtent(cursor)
+        start = self._decoded(source_range.begin_int_data) or position(lib.clang_getRangeStart(source_range))
+        end = self._decoded(source_range.end_int_data) or self._macro_end(lib.clang_getRangeEnd(source_range))
+        return start, end
+
+    def _macro_end(self, end_location: SourceLocation) -> Position:
+        """When a range ends inside a macro argument with a macro name (`ID(a | O_DSYNC)`), libclang
+        measures the last token in the wrong buffer and the end lands on that name's first
+        character; the lexer then gives its real end."""
+        end = position(end_location)
+        if _expansion_offset(end_location) != end[2]:
+            with Tokens(self._tu, file_range(self._tu, end, end)) as tokens:
+                for token in tokens:
+                    token_start, token_end = tokens.extent(token)
+                    if token_start[2] == end[2] and tokens.spelling(token).isidentifier():
+                        end = token_end
+                    break
+        return end
 
 
 def _expansion_offset(where: SourceLocation) -> int:
     _lib().clang_getExpansionLocation(where, None, None, None, _OUT[3])
     return _offset.value
-
-
-def location(cursor: Cursor) -> Position:
-    return position(_lib().clang_getCursorLocation(cursor))
-
-
-def in_main_file(cursor: Cursor) -> bool:
-    return is_main_file_location(_lib().clang_getCursorLocation(cursor))
 
 
 def is_main_file_location(where: SourceLocation) -> bool:

@@ -47,7 +47,8 @@ class FactWalker:
         self._tu = tu
         self._path = path
         self._wanted = options.argument_callees
-        self.exprs = ExprBuilder(tu, source)
+        self._file = native.MainFile(tu, path, source)
+        self.exprs = ExprBuilder(self._file, source)
         self.functions: list[Function] = []
         self.loops: list[Loop] = []
         self.calls: list[Call] = []
@@ -59,6 +60,7 @@ class FactWalker:
         self._results: dict[int, Expr] = {}
         self._failure: BaseException | None = None
         self._visitor = native.Visitor(self._visit)
+        self._top_level_visitor = native.Visitor(self._top_level)
         self._handlers: dict[int, Callable[[Cursor, Cursor], int]] = {
             _K.CALL_EXPR.value: self._call,
             _K.BINARY_OPERATOR.value: self._binary,
@@ -71,9 +73,17 @@ class FactWalker:
         }
 
     def walk(self) -> None:
-        for child in native.children(self._tu.cursor):
-            if native.in_main_file(child):
-                self._declaration(child)
+        self._walk_children(self._tu.cursor, self._top_level_visitor)
+
+    def _top_level(self, cursor: Cursor, _parent: Cursor, _data: int) -> int:
+        """Most of a translation unit's top level is declarations from headers: one check each."""
+        if self._file.contains(cursor):
+            try:
+                self._declaration(cursor)
+            except Exception as failure:   # see _visit
+                self._failure = failure
+                return _BREAK
+        return native.CONTINUE
 
     def _declaration(self, cursor: Cursor) -> None:
         kind = cursor._kind_id
@@ -119,8 +129,8 @@ class FactWalker:
         if self._handlers[cursor._kind_id](cursor, self._tu.cursor) == native.RECURSE:
             self._walk_children(cursor)
 
-    def _walk_children(self, cursor: Cursor) -> None:
-        native.visit(cursor, self._visitor)
+    def _walk_children(self, cursor: Cursor, visitor: native.Visitor | None = None) -> None:
+        native.visit(cursor, visitor or self._visitor)
         if self._failure is not None:
             failure, self._failure = self._failure, None
             raise failure
@@ -141,13 +151,13 @@ class FactWalker:
         return Span(self._path, start[0], start[1], end[0], max(end[1] - 1, 1))
 
     def _span(self, cursor: Cursor) -> Span:
-        return self._span_of(*native.extent(self._tu, cursor))
+        return self._span_of(*self._file.extent(cursor))
 
     def _loops_at(self, offset: int) -> tuple[int, ...]:
         return tuple(region.id for region in self._regions if region.start <= offset < region.end)
 
     def _assign(self, cursor: Cursor, target: Expr, op: str, value: Expr | None) -> None:
-        start, end = native.extent(self._tu, cursor)
+        start, end = self._file.extent(cursor)
         self.assignments.append(Assignment(
             target, op, value, self._span_of(start, end), self._function, self._loops_at(start[2])))
 
@@ -163,7 +173,7 @@ class FactWalker:
         if shape is None:
             self._overloaded_assignment(cursor)
             return native.RECURSE
-        start, end = native.extent(self._tu, cursor)
+        start, end = self._file.extent(cursor)
         macro = self._macro_of(shape)
         wanted = shape.callee in self._wanted or (macro is not None and macro in self._wanted)
         self.calls.append(Call(
@@ -183,7 +193,9 @@ class FactWalker:
         """The macro name written where the callee's name should be, when the call is a macro's body."""
         if shape.name_cursor is None:
             return None
-        where = native.location(shape.name_cursor)
+        where = self._file.location(shape.name_cursor)
+        if self._file.written_as(where, shape.callee):
+            return None
         with native.Tokens(self._tu, native.file_range(self._tu, where, where)) as tokens:
             written = next((tokens.spelling(token) for token in tokens), None)
         if written is None or written == shape.callee or not written.isidentifier():
@@ -194,7 +206,7 @@ class FactWalker:
         kind = _LOOP_KINDS[cursor._kind_id]
         if kind == "do" and native.evaluate_int(native.children(cursor)[-1]) == 0:
             return native.RECURSE     # do { ... } while (0): a statement macro's wrapper, runs once
-        start, end = native.extent(self._tu, cursor)
+        start, end = self._file.extent(cursor)
         repeated_from = self._after_for_init(cursor, start) if kind == "for" else start[2]
         loop_id = len(self.loops)
         self._regions.append(_LoopRegion(loop_id, repeated_from, end[2]))
@@ -203,7 +215,7 @@ class FactWalker:
 
     def _after_for_init(self, loop: Cursor, start: native.Position) -> int:
         """The offset just past the `;` that ends a for-loop's init clause, found by clang's lexer."""
-        body_start = native.extent(self._tu, native.children(loop)[-1])[0]
+        body_start = self._file.extent(native.children(loop)[-1])[0]
         depth = 0
         with native.Tokens(self._tu, native.file_range(self._tu, start, body_start)) as tokens:
             for token in tokens:
@@ -252,7 +264,7 @@ class FactWalker:
             return native.CONTINUE
         value = native.initializer(cursor)
         # An implicit default construction (`Mapping m;`) starts at the name, a written one after it.
-        if value is not None and native.extent(self._tu, value)[0][2] > native.location(cursor)[2]:
+        if value is not None and self._file.extent(value)[0][2] > self._file.location(cursor)[2]:
             target = Expr(IDENTIFIER, name, name)
             self._assign(cursor, target, "=", self.exprs.build(value))
             self._note_result(value, target)
@@ -293,7 +305,7 @@ class FactWalker:
             return
         name = native.spelling(value)
         if self.exprs.cursor_text(value) == name:
-            start = native.extent(self._tu, span_from)[0]
-            end = native.extent(self._tu, value)[1]
+            start = self._file.extent(span_from)[0]
+            end = self._file.extent(value)[1]
             self.field_bindings.append(FieldBinding(field, name, self._span_of(start, end)))
 
