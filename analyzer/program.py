@@ -17,8 +17,9 @@ from .findings import Related
 from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, RANGE_ELEMENT, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Loop, Span, strip)
 
-# A variable's identity: a local of one function, a global, or a struct field (by field name:
-# `db->fd` in one function and `env->fd` in another are taken to be the same descriptor field).
+# A variable's identity: ("local", path, function, name), ("global", name), or a struct field
+# by its name within one file, ("field", path, name): without types, `db->fd` in one function
+# and `env->fd` in another of the same file are taken to be the same descriptor.
 Key = tuple
 
 # In a flag set: some of the flags could not be known.
@@ -26,7 +27,6 @@ UNKNOWN = "?"
 
 # How an address or index changes from one iteration to the next.
 INVARIANT, AFFINE, SCATTERED = 0, 1, 2
-CLASS_NAMES = {INVARIANT: "loop-invariant", AFFINE: "sequential", SCATTERED: "scattered"}
 
 OPEN_CALLS = {"open": 1, "open64": 1, "openat": 2, "openat64": 2, "shm_open": 1}
 MMAP_CALLS = {"mmap", "mmap64"}
@@ -221,10 +221,10 @@ class Program:
         progress loop, where per-iteration cost is noise) and not an option-parsing loop."""
         return not self._loop_callees.get((path, loop_id), set()) & NOT_HOT_LOOP_CALLS
 
-    def _hot_loop(self, call: Call) -> Loop | None:
-        """The innermost loop a call repeats in, if that loop repeats work."""
-        if call.loops and self.repeats_work(call.span.path, call.loops[-1]):
-            return self.loop(call.span.path, call.loops[-1])
+    def _hot_loop(self, path: str, loops: tuple[int, ...]) -> Loop | None:
+        """The innermost of these loops, if it repeats work."""
+        if loops and self.repeats_work(path, loops[-1]):
+            return self.loop(path, loops[-1])
         return None
 
     @cached_property
@@ -239,7 +239,7 @@ class Program:
         queue: deque[tuple[str, str]] = deque()
         for calls in self._calls_in.values():
             for call in calls:
-                if self._hot_loop(call) is not None:
+                if self._hot_loop(call.span.path, call.loops) is not None:
                     self._mark_targets(call, (call,), hot, queue)
         while queue:
             fn = queue.popleft()
@@ -259,8 +259,8 @@ class Program:
     def per_iteration(self, span_path: str, function: str | None, loops: tuple[int, ...]) -> HotPath | None:
         """Whether code at this place runs once per iteration of a loop, and through what."""
         if loops:
-            innermost = loops[-1]
-            return HotPath(self.loop(span_path, innermost)) if self.repeats_work(span_path, innermost) else None
+            loop = self._hot_loop(span_path, loops)
+            return HotPath(loop) if loop is not None else None
         chain = self._hot_functions.get((span_path, function)) if function else None
         if chain is None:
             return None
