@@ -13,8 +13,10 @@ from functools import cached_property
 from typing import Iterable, Iterator
 
 from . import constants
+from .expressions import address_base, constant, is_store_through_pointer
 from .findings import Related
-from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, RANGE_ELEMENT, SUBSCRIPT, UNARY,
+from .variation import Variation
+from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Loop, Span, strip)
 
 # A variable's identity: ("local", path, function, name), ("global", name), or a struct field
@@ -25,8 +27,6 @@ Key = tuple
 # In a flag set: some of the flags could not be known.
 UNKNOWN = "?"
 
-# How an address or index changes from one iteration to the next.
-INVARIANT, AFFINE, SCATTERED = 0, 1, 2
 
 OPEN_CALLS = {"open": 1, "open64": 1, "openat": 2, "openat64": 2, "shm_open": 1}
 MMAP_CALLS = {"mmap", "mmap64"}
@@ -399,7 +399,7 @@ class Program:
             self._pointer_root(pointer, path, function, self._mapped_pointers))
 
     def mapping_written_by(self, store: Store) -> Mapping | None:
-        return self.mapping_of(_address_base(store.target), store.span.path, store.function)
+        return self.mapping_of(address_base(store.target), store.span.path, store.function)
 
     @cached_property
     def stores(self) -> list[Store]:
@@ -407,7 +407,7 @@ class Program:
         for facts in self.files.values():
             for a in facts.assignments:
                 target = strip(a.target)
-                if _is_store_through_pointer(target):
+                if is_store_through_pointer(target):
                     result.append(Store(a.target, a.span, a.function, a.loops, a.op))
         for call in self.calls(*STORE_CALLS):
             index = STORE_CALLS[call.callee]
@@ -440,146 +440,4 @@ class Program:
         nest it sits in.  With address=True, `expr` is an lvalue and subscripts index it
         (p[i] walks p) instead of loading from it (idx[i] is data)."""
         loop_spans = [self.loop(path, i).span for i in loops[:1]]
-        return _Variation(self, path, function, loop_spans).of(expr, address)
-
-
-_ARITHMETIC = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "|": lambda a, b: a | b,
-    "&": lambda a, b: a & b, "/": lambda a, b: a // b if b else None,
-}
-
-
-def constant(expr: Expr | None, lookup=None) -> int | None:
-    """The integer value of a constant expression (`16 << 20`, `4096 * 4`), else None.
-    `lookup(name)` may give the value of other names (a file's `#define SEG 4096`)."""
-    expr = strip(expr)
-    if expr is None:
-        return None
-    if expr.value is not None:
-        return expr.value
-    if expr.kind == IDENTIFIER:
-        known = constants.ALL_CONSTANTS.get(expr.op)
-        return known if known is not None or lookup is None else lookup(expr.op)
-    if expr.kind == UNARY and expr.op == "-" and expr.children:
-        inner = constant(expr.children[0], lookup)
-        return -inner if inner is not None else None
-    if expr.kind == BINARY and expr.op in _ARITHMETIC:
-        left, right = (constant(k, lookup) for k in expr.children)
-        if left is not None and right is not None:
-            return _ARITHMETIC[expr.op](left, right)
-    return None
-
-
-def _address_base(target: Expr) -> Expr | None:
-    """The pointer an lvalue writes through: p in p[i], *(p + i), p[i].field, p->field, *q."""
-    target = strip(target)
-    while target is not None:
-        if target.kind == SUBSCRIPT:
-            return target.children[0]
-        if target.kind == UNARY and target.op == "*":
-            return target.children[0]
-        if target.kind == MEMBER:
-            if _through_pointer(target):
-                return target.children[0]       # p->f writes through p
-            target = strip(target.children[0])  # s.f writes where s lives
-            continue
-        return None
-    return None
-
-
-def _through_pointer(member: Expr) -> bool:
-    """p->f rather than s.f."""
-    return "".join(member.text.split()).endswith("->" + member.op)
-
-
-def _is_store_through_pointer(target: Expr | None) -> bool:
-    return target is not None and _address_base(target) is not None
-
-
-class _Variation:
-    """Classifies expressions by how they vary across the iterations of one loop nest."""
-
-    ORDER_PRESERVING = {"+", "-"}
-    SCALING = {"*", "<<", "/"}   # by a loop-invariant factor, a stride
-
-    def __init__(self, program: Program, path: str, function: str | None, loop_spans: list[Span]):
-        self.program, self.path, self.function = program, path, function
-        self.loop_spans = loop_spans
-        self.visiting: set[Key] = set()
-
-    def of(self, expr: Expr | None, address: bool = False) -> int:
-        expr = strip(expr)
-        if expr is None or expr.kind in (INT, "string"):
-            return INVARIANT
-        kids = expr.children
-        if expr.kind == CALL:
-            return SCATTERED    # hash(), rand(), a lookup: data-dependent by assumption
-        if expr.kind == SUBSCRIPT:
-            base, index = self.of(kids[0], address), self.of(kids[1])
-            if address:
-                return max(base, index)
-            return SCATTERED if max(base, index) != INVARIANT else INVARIANT
-        if expr.kind == UNARY:
-            inner = self.of(kids[0], address and expr.op == "*") if kids else INVARIANT
-            if expr.op == "*" and not address:
-                return SCATTERED if inner != INVARIANT else INVARIANT
-            return inner
-        if expr.kind == BINARY:
-            left, right = (self.of(k) for k in kids)
-            if expr.op in self.ORDER_PRESERVING:
-                return max(left, right)
-            if expr.op in self.SCALING:
-                return max(left, right) if INVARIANT in (left, right) else SCATTERED
-            return INVARIANT if left == right == INVARIANT else SCATTERED
-        if expr.kind == COND:
-            return max(self.of(k) for k in kids)
-        if expr.kind == MEMBER and address:
-            # s.f walks with s; p->f walks with the pointer value p
-            return self.of(kids[0]) if _through_pointer(expr) else self.of(kids[0], address=True)
-        if expr.kind in (IDENTIFIER, MEMBER):
-            return self._variable(expr)
-        return max((self.of(k) for k in kids), default=INVARIANT)
-
-    def _variable(self, expr: Expr) -> int:
-        key = self.program.key(expr, self.path, self.function)
-        if key is None:
-            return INVARIANT
-        if key in self.visiting:
-            return SCATTERED    # a recurrence other than x = x +/- step (an LCG, a hash chain)
-        in_loop = [a for a in self.program.assignments_to(key) if self._inside(a.span)]
-        if not in_loop:
-            return INVARIANT
-        self.visiting.add(key)
-        try:
-            return max(self._update(a) for a in in_loop)
-        finally:
-            self.visiting.discard(key)
-
-    def _update(self, a: Assignment) -> int:
-        if a.op == RANGE_ELEMENT:
-            return SCATTERED     # each iteration's element is data
-        if a.op in ("++", "--", "+=", "-=") or self._steps(a):
-            return AFFINE        # a counter or an append cursor: monotonic, sequential
-        if a.op == "=":
-            return self.of(a.value)
-        return SCATTERED         # *=, %=, ^=, <<= ...: the next value jumps
-
-    def _steps(self, a: Assignment) -> bool:
-        """x = x + step / x = x - step: a cursor written the long way."""
-        value = strip(a.value)
-        if a.op != "=" or value is None or value.kind != BINARY or value.op not in "+-":
-            return False
-        target = self.program.key(a.target, a.span.path, a.function)
-        keys = [self.program.key(k, a.span.path, a.function) for k in value.children]
-        return target in keys and all(self.of(k) == INVARIANT for k, kk in zip(value.children, keys)
-                                      if kk != target)
-
-    def _inside(self, span: Span) -> bool:
-        if span.path != self.path:
-            return False
-        if not self.loop_spans:
-            return False
-        return any((s.line, s.column) <= (span.line, span.column) and
-                   (span.end_line, span.end_column) <= (s.end_line, s.end_column)
-                   for s in self.loop_spans)
+        return Variation(self, path, function, loop_spans).of(expr, address)

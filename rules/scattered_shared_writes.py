@@ -40,7 +40,8 @@ If it must live in the file, batch the updates and apply them sorted by offset,
 so each dirtied page takes many stores.
 """
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.program import SCATTERED, Program
+from mmaplint.analyzer.variation import SCATTERED
+from mmaplint.analyzer.program import Program
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML003"

@@ -44,7 +44,8 @@ sizeof buf)` right after the open, or use `open()`/`pread()` directly for small
 fixed-size reads.
 """
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.program import INVARIANT, STREAM_OPENS, Program
+from mmaplint.analyzer.variation import INVARIANT
+from mmaplint.analyzer.program import STREAM_OPENS, Program
 from mmaplint.analyzer.facts import STRING, strip
 from mmaplint.analyzer.registry import Hit
 

@@ -1,0 +1,61 @@
+"""Questions about one expression on its own: its constant value, the pointer an lvalue
+writes through."""
+from __future__ import annotations
+
+from typing import Callable
+
+from . import constants
+from .facts import BINARY, IDENTIFIER, MEMBER, SUBSCRIPT, UNARY, Expr, strip
+
+_ARITHMETIC = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "|": lambda a, b: a | b,
+    "&": lambda a, b: a & b, "/": lambda a, b: a // b if b else None,
+}
+
+
+def constant(expr: Expr | None, lookup: Callable[[str], int | None] | None = None) -> int | None:
+    """The integer value of a constant expression (`16 << 20`, `4096 * 4`), else None.
+    `lookup(name)` may give the value of other names (a file's `#define SEG 4096`)."""
+    expr = strip(expr)
+    if expr is None:
+        return None
+    if expr.value is not None:
+        return expr.value
+    if expr.kind == IDENTIFIER:
+        known = constants.ALL_CONSTANTS.get(expr.op)
+        return known if known is not None or lookup is None else lookup(expr.op)
+    if expr.kind == UNARY and expr.op == "-" and expr.children:
+        inner = constant(expr.children[0], lookup)
+        return -inner if inner is not None else None
+    if expr.kind == BINARY and expr.op in _ARITHMETIC:
+        left, right = (constant(k, lookup) for k in expr.children)
+        if left is not None and right is not None:
+            return _ARITHMETIC[expr.op](left, right)
+    return None
+
+
+def address_base(target: Expr) -> Expr | None:
+    """The pointer an lvalue writes through: p in p[i], *(p + i), p[i].field, p->field, *q."""
+    target = strip(target)
+    while target is not None:
+        if target.kind == SUBSCRIPT:
+            return target.children[0]
+        if target.kind == UNARY and target.op == "*":
+            return target.children[0]
+        if target.kind == MEMBER:
+            if through_pointer(target):
+                return target.children[0]       # p->f writes through p
+            target = strip(target.children[0])  # s.f writes where s lives
+            continue
+        return None
+    return None
+
+
+def through_pointer(member: Expr) -> bool:
+    """p->f rather than s.f."""
+    return "".join(member.text.split()).endswith("->" + member.op)
+
+
+def is_store_through_pointer(target: Expr | None) -> bool:
+    return target is not None and address_base(target) is not None
