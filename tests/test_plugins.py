@@ -7,6 +7,7 @@ environment the other tests use never sees them.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -70,7 +71,10 @@ def pip_install(source: Path, target: Path) -> None:
 def site(tmp_path_factory) -> dict:
     """An environment in which the example pack is installed."""
     target = tmp_path_factory.mktemp("site")
-    pip_install(PACK, target)
+    # Built from a copy: building in place would leave build/ and egg-info in the repository.
+    source = tmp_path_factory.mktemp("pack") / PACK.name
+    shutil.copytree(PACK, source)
+    pip_install(source, target)
     return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(target),
                                                                      os.environ.get("PYTHONPATH")])))
 
