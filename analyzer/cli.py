@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 
 from mmaplint import __version__
@@ -21,7 +22,7 @@ from . import baseline, fingerprints, shard
 from .baseline import BaselineError
 from .changed_lines import DiffError, changed_lines, on_changed_lines
 from .config import FRONTENDS, ConfigError, find_config
-from .engine import Settings, UsageError, analyze, discover, select_rules
+from .engine import Settings, UsageError, analyze, discover, rules_matching, select_rules
 from .formats import FormatContext
 from .merge import MergeError, merge
 from .registry import PluginError, load_formatters, load_rules
@@ -98,7 +99,8 @@ def _settings(args, config) -> Settings:
         defines=tuple(args.defines) + config.defines,
         per_file_ignores=config.per_file_ignores,
         config_root=config.root,
-        max_file_size=args.max_file_size or config.max_file_size or Settings.max_file_size,
+        max_file_size=next((size for size in (args.max_file_size, config.max_file_size)
+                            if size is not None), Settings.max_file_size),
     )
 
 
@@ -111,22 +113,35 @@ def run_check(argv: list[str]) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.write_baseline and not args.baseline:
         raise UsageError("--write-baseline needs --baseline FILE")
+    if args.max_file_size is not None and args.max_file_size < 1:
+        raise UsageError("--max-file-size must be a positive number of bytes")
+    if args.compile_commands and not os.path.exists(args.compile_commands):
+        raise UsageError(f"-p {args.compile_commands}: no such file or directory")
     config = find_config()
     settings = _settings(args, config)
     available = load_rules()
     rules = select_rules(available, settings.select, settings.ignore)
+    for _, codes in settings.per_file_ignores:
+        for code in codes:
+            rules_matching(available, code)     # a typo in per-file-ignores is an error too
+    if not rules:
+        raise UsageError("no rule is selected (see `mmaplint rules`)")
+    root = _project_root(config)
     paths = args.paths
     if args.shard:
         found, missing = discover(args.paths)
-        paths = shard.select(found, *shard.parse(args.shard)) + [e.path for e in missing]
+        part, count = shard.parse(args.shard)
+        # paths that do not exist are reported once, by the first shard
+        paths = shard.select(found, part, count) + ([e.path for e in missing] if part == 1 else [])
     changed = changed_lines(args.diff, discover(paths)[0]) if args.diff else None
     recorded = baseline.read(args.baseline) if args.baseline and not args.write_baseline else None
+    out = _open_output(args.output)
     report = analyze(paths, settings, rules)
-    prints = fingerprints.compute(report.findings)
+    prints = fingerprints.compute(report.findings, root)
     if changed is not None:
         report.findings = on_changed_lines(report.findings, changed)
     if args.write_baseline:
-        baseline.write(args.baseline, report.findings, prints, ".", __version__)
+        baseline.write(args.baseline, report.findings, prints, root, __version__)
         print(f"mmaplint: recorded {len(report.findings)} findings in {args.baseline}", file=sys.stderr)
         recorded = set(prints.values())
     if recorded is not None:
@@ -136,10 +151,9 @@ def run_check(argv: list[str]) -> int:
             print(f"mmaplint: configuration from {config.source}", file=sys.stderr)
         for path in report.analyzed:
             print(f"{path}: {report.frontends[path]}", file=sys.stderr)
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         context = FormatContext(rules=available, color=_use_color(args.color, out) and not args.output,
-                                extra={"argv": argv, fingerprints.CONTEXT_KEY: prints})
+                                root=root, extra={"argv": argv, fingerprints.CONTEXT_KEY: prints})
         out.write(formatters[args.format](report, context))
     finally:
         if args.output:
@@ -151,6 +165,30 @@ def run_check(argv: list[str]) -> int:
     if not report.analyzed and (paths or not args.shard):   # an empty shard is not an error
         return EXIT_ERROR
     return EXIT_FINDINGS if report.findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _open_output(path: str | None):
+    """The report's destination, opened before the analysis so that a bad -o fails fast."""
+    if path is None:
+        return sys.stdout
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _project_root(config) -> str:
+    """Where relative paths in reports and baselines start: the directory of the configuration
+    file, else the git work tree, else the working directory; so that a baseline matches
+    whichever directory mmaplint runs from."""
+    if config.source:
+        return config.root
+    try:
+        done = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return os.getcwd()
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else os.getcwd()
 
 
 def _confirm_findings(report, args) -> int:

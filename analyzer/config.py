@@ -116,13 +116,18 @@ def _build(table: dict, source: Path) -> Config:
     if frontend is not None and frontend not in FRONTENDS:
         raise ConfigError(f"{source}: frontend must be one of {', '.join(FRONTENDS)}, not {frontend!r}")
     ignores = table.get("per-file-ignores", {})
-    if not isinstance(ignores, dict):
+    if not isinstance(ignores, dict) or not all(
+            isinstance(codes, str) or isinstance(codes, list) and all(isinstance(c, str) for c in codes)
+            for codes in ignores.values()):
         raise ConfigError(f"{source}: per-file-ignores must map path patterns to rule lists")
     size = table.get("max-file-size")
-    try:
-        size = int(size) if size is not None else None
-    except (TypeError, ValueError):
-        raise ConfigError(f"{source}: max-file-size must be a number of bytes") from None
+    if isinstance(size, str) and size.strip().isdigit():
+        size = int(size)        # setup.cfg values are text
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+        raise ConfigError(f"{source}: max-file-size must be a positive whole number of bytes")
+    database = table.get("compile-commands")
+    if database is not None and not isinstance(database, str):
+        raise ConfigError(f"{source}: compile-commands must be a path")
     root = source.parent
     return Config(
         source=str(source), root=str(root),
@@ -133,6 +138,6 @@ def _build(table: dict, source: Path) -> Config:
         include_dirs=tuple(str(root / d) for d in strings("include-dirs")),
         defines=strings("defines"),
         frontend=frontend,
-        compile_commands=str(root / table["compile-commands"]) if "compile-commands" in table else None,
+        compile_commands=str(root / database) if database is not None else None,
         max_file_size=size,
     )

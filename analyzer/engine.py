@@ -5,21 +5,23 @@ from __future__ import annotations
 import inspect
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from pathlib import Path
 
 from . import suppressions
 from .compdb import CompdbError, CompilationDatabase
-from .facts import FileFacts, FrontendError, FrontendOptions
-from .findings import FileError, Finding, Report
+from .facts import FileFacts, FrontendError, FrontendOptions, Span
+from .findings import FileError, Finding, Related, Report
 from .program import Program
 from .registry import Rule, load_rules
 
 LANGUAGES = {".c": "c", ".h": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++",
              ".hh": "c++", ".hpp": "c++", ".hxx": "c++", ".h++": "c++", ".ipp": "c++",
              ".inl": "c++", ".tcc": "c++"}
-SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".venv"}
+SKIPPED_DIRS = {"node_modules", "__pycache__"}      # and every hidden directory (.git, .venv)
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
 BINARY_PROBE = 8192
 
@@ -52,21 +54,23 @@ class Settings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
 
 
-def select_rules(available: dict[str, Rule], select, ignore) -> list[Rule]:
-    """Rules chosen by id, id prefix ("MML00") or name; unknown selectors are a usage error."""
-    def matching(selector: str) -> list[Rule]:
-        found = [r for r in available.values()
-                 if r.id.startswith(selector.upper()) or r.name == selector or selector == "ALL"]
-        if not found:
-            raise UsageError(f"unknown rule selector {selector!r} (see `mmaplint rules`)")
-        return found
+def rules_matching(available: dict[str, Rule], selector: str) -> list[Rule]:
+    """Rules a selector names: an id, an id prefix ("MML00"), a name, or ALL (any case)."""
+    found = [r for r in available.values()
+             if r.id.startswith(selector.upper()) or r.name == selector.lower() or selector.upper() == "ALL"]
+    if not found:
+        raise UsageError(f"unknown rule selector {selector!r} (see `mmaplint rules`)")
+    return found
 
+
+def select_rules(available: dict[str, Rule], select, ignore) -> list[Rule]:
+    """The rules to run; unknown selectors are a usage error."""
     if select is None:
         chosen = {r.id: r for r in available.values() if r.default}
     else:
-        chosen = {r.id: r for s in select for r in matching(s)}
+        chosen = {r.id: r for s in select for r in rules_matching(available, s)}
     for selector in ignore:
-        for rule in matching(selector):
+        for rule in rules_matching(available, selector):
             chosen.pop(rule.id, None)
     return [chosen[k] for k in sorted(chosen)]
 
@@ -84,8 +88,8 @@ def discover(paths: list[str]) -> tuple[list[str], list[FileError]]:
             files.append(given)
         else:
             errors.append(FileError(given, "no such file or directory"))
-    seen = set()
-    return [f for f in files if not (f in seen or seen.add(f))], errors
+    seen = set()        # one file named twice (bad.c, ./bad.c, /abs/bad.c) is analyzed once
+    return [f for f in files if not (os.path.realpath(f) in seen or seen.add(os.path.realpath(f)))], errors
 
 
 def language_of(path: str) -> str:
@@ -163,13 +167,36 @@ def _compile_args(files: list[str], settings: Settings, errors: list[FileError])
 
 
 def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], args: list) -> list:
+    """Every file's facts.  libclang runs in worker processes even for one job: a native crash
+    in it (a stack overflow on absurdly deep expressions) must cost that file, not the run."""
     jobs = settings.jobs or os.cpu_count() or 1
-    if jobs == 1 or len(files) < 2:
+    if settings.frontend == "tree-sitter" and (jobs == 1 or len(files) < 2):
         return [parse_file(f, settings, callees, a) for f, a in zip(files, args)]
-    with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-        chunk = max(1, len(files) // (jobs * 8))
-        return list(pool.map(parse_file, files, [settings] * len(files), [callees] * len(files),
-                             args, chunksize=chunk))
+    results: list = [None] * len(files)
+    if files:
+        try:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+                futures = [pool.submit(parse_file, f, settings, callees, a) for f, a in zip(files, args)]
+                for index, future in enumerate(futures):
+                    results[index] = future.result()
+        except BrokenProcessPool:
+            pass        # the files without a result are retried one by one below
+    return [result if result is not None else _isolated(path, settings, callees, compile_args)
+            for result, path, compile_args in zip(results, files, args)]
+
+
+def _isolated(path: str, settings: Settings, callees: frozenset[str],
+              compile_args: tuple[str, ...] | None) -> FileFacts | FileError:
+    """One file in a process of its own, after a worker died."""
+    try:
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            return pool.submit(parse_file, path, settings, callees, compile_args).result()
+    except BrokenProcessPool:
+        if settings.frontend == "clang":
+            return FileError(path, "the clang frontend crashed on this file (libclang died); skipped")
+        facts = parse_file(path, replace(settings, frontend="tree-sitter"), callees)
+        return replace(facts, reason="tree-sitter: the clang frontend crashed on this file") \
+            if isinstance(facts, FileFacts) else facts
 
 
 def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule] | None = None) -> Report:
@@ -193,11 +220,18 @@ def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule]
     early = [r for r in rules if r not in late]
     run = RunState(directives, tuple(early))
     for rule in early + late:
-        for hit in (rule.check(program, run=run) if rule in late else rule.check(program)):
+        try:
+            hits = list(rule.check(program, run=run) if rule in late else rule.check(program))
+        except Exception as exc:   # noqa: BLE001 - a rule's bug (a plugin's too) must not end the run
+            report.errors.append(FileError(f"<rule {rule.id}>", f"internal error in rule {rule.id} "
+                                           f"({type(exc).__name__}: {exc}); its findings are missing"))
+            continue
+        for hit in hits:
             finding = Finding(
-                rule=rule.id, name=rule.name, severity=rule.severity, span=hit.span,
+                rule=rule.id, name=rule.name, severity=rule.severity, span=in_code_points(hit.span),
                 message=hit.message, frontend=program.file_of(hit.span).frontend,
-                related=hit.related, reproducer=rule.reproducer, confirm=rule.confirm,
+                related=tuple(Related(in_code_points(r.span), r.message) for r in hit.related),
+                reproducer=rule.reproducer, confirm=rule.confirm,
                 params=tuple(sorted(hit.params.items())))
             if _ignored_for_path(finding, settings):
                 continue
@@ -211,6 +245,29 @@ def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule]
     return report
 
 
+@lru_cache(maxsize=256)
+def _raw_lines(path: str) -> tuple[bytes, ...]:
+    try:
+        with open(path, "rb") as stream:
+            return tuple(stream.read().split(b"\n"))
+    except OSError:
+        return ()
+
+
+def in_code_points(span: Span) -> Span:
+    """A span whose columns count characters, as SARIF, editors and the caret line do; the
+    frontends count bytes, and a UTF-8 comment before a call shifts them."""
+    lines = _raw_lines(span.path)
+
+    def column(line: int, byte_column: int) -> int:
+        if not 0 < line <= len(lines):
+            return byte_column
+        return len(lines[line - 1][:byte_column - 1].decode("utf-8", "replace")) + 1
+
+    return replace(span, column=column(span.line, span.column),
+                   end_column=column(span.end_line, span.end_column))
+
+
 def _ignored_for_path(finding: Finding, settings: Settings) -> bool:
     try:
         relative = Path(os.path.abspath(finding.span.path)).relative_to(
@@ -218,5 +275,6 @@ def _ignored_for_path(finding: Finding, settings: Settings) -> bool:
     except ValueError:
         relative = Path(finding.span.path).as_posix()
     return any((fnmatchcase(relative, pattern) or fnmatchcase(Path(relative).name, pattern))
-               and any(finding.rule.startswith(code) or code == finding.name for code in codes)
+               and any(finding.rule.startswith(code.upper()) or code.lower() == finding.name
+                       for code in codes)
                for pattern, codes in settings.per_file_ignores)

@@ -9,8 +9,10 @@ from .facts import BINARY, IDENTIFIER, MEMBER, SUBSCRIPT, UNARY, Expr, strip
 
 _ARITHMETIC = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "|": lambda a, b: a | b,
-    "&": lambda a, b: a & b, "/": lambda a, b: a // b if b else None,
+    # C leaves shifts by a negative count or by the width undefined: no value
+    "<<": lambda a, b: a << b if 0 <= b < 64 else None,
+    ">>": lambda a, b: a >> b if 0 <= b < 64 else None,
+    "|": lambda a, b: a | b, "&": lambda a, b: a & b, "/": lambda a, b: a // b if b else None,
 }
 
 
@@ -31,7 +33,9 @@ def constant(expr: Expr | None, lookup: Callable[[str], int | None] | None = Non
     if expr.kind == BINARY and expr.op in _ARITHMETIC:
         left, right = (constant(k, lookup) for k in expr.children)
         if left is not None and right is not None:
-            return _ARITHMETIC[expr.op](left, right)
+            value = _ARITHMETIC[expr.op](left, right)
+            # as a 64-bit machine computes it: `1 << 63 << 63` must not grow without bound
+            return None if value is None else (value + (1 << 63)) % (1 << 64) - (1 << 63)
     return None
 
 

@@ -386,7 +386,7 @@ class Program:
         key = self.key(expr, path, function)
         if key is not None:
             return key if key in mapped else None
-        if expr.kind == BINARY and expr.op in "+-":
+        if expr.kind == BINARY and expr.op in ("+", "-"):
             return (self._pointer_root(expr.children[0], path, function, mapped)
                     or self._pointer_root(expr.children[1], path, function, mapped))
         if expr.kind == UNARY and expr.op == "&" and strip(expr.children[0]).kind == SUBSCRIPT:
@@ -435,9 +435,10 @@ class Program:
     # -- how a value changes per iteration ------------------------------------------------
 
     def variation(self, expr: Expr | None, path: str, function: str | None, loops: tuple[int, ...],
-                  address: bool = False) -> int:
+                  address: bool = False, anchors: frozenset[Key] = frozenset()) -> int:
         """INVARIANT, AFFINE or SCATTERED: how `expr` moves across iterations of the whole loop
         nest it sits in.  With address=True, `expr` is an lvalue and subscripts index it
-        (p[i] walks p) instead of loading from it (idx[i] is data)."""
-        loop_spans = [self.loop(path, i).span for i in loops[:1]]
-        return Variation(self, path, function, loop_spans).of(expr, address)
+        (p[i] walks p) instead of loading from it (idx[i] is data).  `anchors` are pointers
+        whose own change does not count (a mapping made afresh each iteration)."""
+        outermost = self.loop(path, loops[0]).span if loops else None
+        return Variation(self, path, function, outermost, anchors).of(expr, address)

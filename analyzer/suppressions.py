@@ -24,12 +24,13 @@ class Directive:
     used: set[str] = field(default_factory=set)
 
     def covers(self, rule_id: str, rule_name: str) -> bool:
-        if self.codes is None:
-            return True
+        return self.codes is None or any(self.code_covers(code, rule_id, rule_name) for code in self.codes)
+
+    def code_covers(self, code: str, rule_id: str, rule_name: str) -> bool:
+        """Whether one code of the directive names the rule: an id, or for NOLINT a check glob."""
         if self.nolint:
-            return any(fnmatchcase(f"mmaplint-{rule_name}", glob) or fnmatchcase(rule_id, glob)
-                       for glob in self.codes)
-        return rule_id in self.codes
+            return fnmatchcase(f"mmaplint-{rule_name}", code) or fnmatchcase(rule_id, code)
+        return rule_id == code
 
 
 def _codes(text: str, after: int) -> tuple[tuple[str, ...] | None, bool]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .expressions import through_pointer
-from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, SUBSCRIPT, UNARY,
+from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, STRING, SUBSCRIPT, UNARY,
                     Assignment, Expr, Span, strip)
 
 if TYPE_CHECKING:
@@ -21,14 +21,16 @@ class Variation:
     ORDER_PRESERVING = {"+", "-"}
     SCALING = {"*", "<<", "/"}   # by a loop-invariant factor, a stride
 
-    def __init__(self, program: Program, path: str, function: str | None, loop_spans: list[Span]):
+    def __init__(self, program: Program, path: str, function: str | None, loop: Span | None,
+                 anchors: frozenset[Key] = frozenset()):
         self.program, self.path, self.function = program, path, function
-        self.loop_spans = loop_spans
+        self.loop = loop                 # the outermost loop of the nest
+        self.anchors = anchors           # pointers offsets are measured from (a fresh mapping's base)
         self.visiting: set[Key] = set()
 
     def of(self, expr: Expr | None, address: bool = False) -> int:
         expr = strip(expr)
-        if expr is None or expr.kind in (INT, "string"):
+        if expr is None or expr.kind in (INT, STRING):
             return INVARIANT
         kids = expr.children
         if expr.kind == CALL:
@@ -61,7 +63,7 @@ class Variation:
 
     def _variable(self, expr: Expr) -> int:
         key = self.program.key(expr, self.path, self.function)
-        if key is None:
+        if key is None or key in self.anchors:
             return INVARIANT
         if key in self.visiting:
             return SCATTERED    # a recurrence other than x = x +/- step (an LCG, a hash chain)
@@ -84,20 +86,18 @@ class Variation:
         return SCATTERED         # *=, %=, ^=, <<= ...: the next value jumps
 
     def _steps(self, a: Assignment) -> bool:
-        """x = x + step / x = x - step: a cursor written the long way."""
+        """x = x + step / x = x - step with a loop-invariant step: a cursor written the long way
+        (x = x + x doubles: not a step)."""
         value = strip(a.value)
-        if a.op != "=" or value is None or value.kind != BINARY or value.op not in "+-":
+        if a.op != "=" or value is None or value.kind != BINARY or value.op not in ("+", "-"):
             return False
         target = self.program.key(a.target, a.span.path, a.function)
         keys = [self.program.key(k, a.span.path, a.function) for k in value.children]
-        return target in keys and all(self.of(k) == INVARIANT for k, kk in zip(value.children, keys)
-                                      if kk != target)
+        return keys.count(target) == 1 and all(self.of(k) == INVARIANT for k, kk in zip(value.children, keys)
+                                               if kk != target)
 
     def _inside(self, span: Span) -> bool:
-        if span.path != self.path:
-            return False
-        if not self.loop_spans:
-            return False
-        return any((s.line, s.column) <= (span.line, span.column) and
-                   (span.end_line, span.end_column) <= (s.end_line, s.end_column)
-                   for s in self.loop_spans)
+        loop = self.loop
+        return loop is not None and span.path == self.path and (
+            (loop.line, loop.column) <= (span.line, span.column)
+            and (span.end_line, span.end_column) <= (loop.end_line, loop.end_column))

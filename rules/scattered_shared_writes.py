@@ -63,7 +63,8 @@ def check(program: Program):
         if hot is None:
             continue
         where = (store.span.path, store.function, store.loops)
-        if program.variation(store.target, *where, address=True) != SCATTERED:
+        anchors = frozenset({mapping.pointer} - {None})   # offsets count from the mapping's base
+        if program.variation(store.target, *where, address=True, anchors=anchors) != SCATTERED:
             continue
         size = program.constant(mapping.length)
         yield Hit(

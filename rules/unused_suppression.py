@@ -28,7 +28,6 @@ Delete the comment, or drop the codes that no longer apply from its list.
 """
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from typing import Iterator
 
 from mmaplint.analyzer.engine import RunState
@@ -51,8 +50,7 @@ def _unused_codes(directive: Directive, ran: tuple[Rule, ...]) -> list[str] | No
         return None if directive.nolint or directive.used or not ran else []
     unused = []
     for code in directive.codes:
-        matching = [r for r in ran if (fnmatchcase(f"mmaplint-{r.name}", code) or fnmatchcase(r.id, code)
-                                       if directive.nolint else r.id == code)]
+        matching = [r for r in ran if directive.code_covers(code, r.id, r.name)]
         if matching and not any(r.id in directive.used for r in matching):
             unused.append(code)
     return unused or None

@@ -362,3 +362,73 @@ def test_a_frontend_bug_is_one_files_error(tmp_path, capsys, monkeypatch):
     assert (code, findings) == (2, [])
     assert errors == [{"path": str(bad), "message": "internal error in the tree-sitter frontend "
                        "(AttributeError: simulated bug); please report it"}]
+
+
+def test_a_native_crash_costs_one_file(tmp_path, capsys):
+    # 30,000 terms overflow libclang's stack (a native crash no Python handler sees)
+    deep = write(tmp_path, "deep.c", "void f(char *p, long i) { p[" + "+".join(["i"] * 30000) + "] = 0; }\n")
+    good = write(tmp_path, "good.c", PER_PAGE_MSYNC)
+    code, errors, findings = errors_for(capsys, "--frontend", "clang", "-j", "1", str(deep), str(good))
+    assert code == 1 and [f["rule"] for f in findings] == ["MML001"]
+    assert errors == [{"path": str(deep),
+                       "message": "the clang frontend crashed on this file (libclang died); skipped"}]
+
+
+def test_unwritable_output_is_a_usage_error(tmp_path, capsys):
+    bad = write(tmp_path, "bad.c", PER_PAGE_MSYNC)
+    code, out, err = run(capsys, "-o", str(tmp_path / "missing" / "report.txt"), str(bad))
+    assert code == 2 and err.startswith("mmaplint: error: cannot write ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("text", [
+    '[tool.mmaplint]\nper-file-ignores = {"*.c" = 5}\n',
+    "[tool.mmaplint]\ncompile-commands = 5\n",
+    "[tool.mmaplint]\nmax-file-size = 1.5\n",
+    '[tool.mmaplint]\nper-file-ignores = {"*.c" = ["MML0O1"]}\n',
+    "[tool.mmaplint]\nselect = []\n",
+])
+def test_bad_configuration_values_are_one_line(tmp_path, capsys, text):
+    write(tmp_path, "pyproject.toml", text)
+    code, out, err = run(capsys, str(write(tmp_path, "c.c", CLEAN)))
+    assert code == 2 and err.startswith("mmaplint: error: ") and err.count("\n") == 1
+
+
+def test_a_file_named_twice_is_analyzed_once(tmp_path, capsys, monkeypatch):
+    write(tmp_path, "bad.c", PER_PAGE_MSYNC)
+    _, data = run_json(capsys, "--frontend", "tree-sitter", "bad.c", "./bad.c", str(tmp_path / "bad.c"))
+    assert len(data["findings"]) == 1
+
+
+def test_columns_count_characters_not_bytes(tmp_path, capsys):
+    source = PER_PAGE_MSYNC.replace("        msync(", "        /* é€ */ msync(")
+    _, data = run_json(capsys, "--frontend", "tree-sitter", str(write(tmp_path, "u.c", source)))
+    assert data["findings"][0]["column"] == len("        /* é€ */ ") + 1
+
+
+def test_a_baseline_matches_from_another_directory(tmp_path, capsys, monkeypatch):
+    write(tmp_path, "pyproject.toml", '[tool.mmaplint]\nfrontend = "tree-sitter"\n')
+    write(tmp_path, "src/bad.c", PER_PAGE_MSYNC)
+    monkeypatch.chdir(tmp_path / "src")
+    assert run(capsys, "--baseline", "../baseline.json", "--write-baseline", "bad.c")[0] == 0
+    monkeypatch.chdir(tmp_path)
+    code, data = run_json(capsys, "--baseline", "baseline.json", "src")
+    assert (code, data["findings"]) == (0, [])
+
+
+def test_a_rule_bug_is_reported_and_other_rules_still_run(tmp_path):
+    from dataclasses import replace
+
+    from mmaplint.analyzer.engine import Settings, analyze, select_rules
+    from mmaplint.analyzer.registry import load_rules
+
+    def broken(program):
+        raise ValueError("simulated")
+        yield
+
+    rules = select_rules(load_rules(), ("MML001", "MML005"), ())
+    rules = [replace(r, check=broken) if r.id == "MML005" else r for r in rules]
+    report = analyze([str(write(tmp_path, "bad.c", PER_PAGE_MSYNC))],
+                     Settings(frontend="tree-sitter", jobs=1), rules)
+    assert [f.rule for f in report.findings] == ["MML001"]
+    assert [(e.path, e.message) for e in report.errors] == [
+        ("<rule MML005>", "internal error in rule MML005 (ValueError: simulated); its findings are missing")]

@@ -70,6 +70,14 @@ def build(entry: Entry, compiler: Compiler) -> Path:
     target = cache_dir() / f"{entry.name}-{digest.hexdigest()[:16]}"
     if target.is_file() and os.access(target, os.X_OK):
         return target
+    try:
+        return _compile(entry, compiler, sources, target)
+    except OSError as exc:
+        raise ConfirmError(f"cannot build {entry.name} in the cache {target.parent}: "
+                           f"{exc.strerror or exc} (set XDG_CACHE_HOME to a writable directory)") from None
+
+
+def _compile(entry: Entry, compiler: Compiler, sources: dict[str, bytes], target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as work:
         for rel, content in sources.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from ..findings import Finding, Report
+from ..fingerprints import relative_posix
 from . import FormatContext, source_lines
 
 STYLES = {"path": "1", "rule": "1;31", "name": "33", "caret": "1;31", "gutter": "34", "note": "36"}
@@ -15,8 +16,8 @@ def _paint(text: str, style: str, context: FormatContext) -> str:
 
 
 def _display(path: str, context: FormatContext) -> str:
-    relative = os.path.relpath(path, context.root) if os.path.isabs(path) else path
-    return path if relative.startswith("..") else relative
+    """A path as the user gave it, or an absolute one relative to where they are, if inside."""
+    return relative_posix(path, ".") or path if os.path.isabs(path) else path
 
 
 def _excerpt(f: Finding, context: FormatContext) -> list[str]:
