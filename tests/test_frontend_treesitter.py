@@ -314,3 +314,10 @@ def test_spans_follow_clang_conventions():
     spans = [(a.target.op, a.span.column, a.span.end_column) for a in facts.assignments if a.op == "="]
     assert spans == [("t0", 3, 19), ("t1", 22, 33)]     # the first declarator starts at the type
     assert [(loop.span.end_line, loop.span.end_column) for loop in facts.loops] == [(3, 20), (4, 18)]
+
+
+def test_if_zero_blocks_are_not_read_but_their_else_is():
+    facts = read("void f(void) {\n#if 0\n  for (;;) fflush(stdout);\n#else\n  g();\n#endif\n"
+                 "#if 1\n  h();\n#endif\n}\n")
+    assert [c.callee for c in facts.calls] == ["g", "h"]
+    assert facts.loops == ()

@@ -51,9 +51,26 @@ def _parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     lines = _Lines(source)
     if tree.root_node.has_error:
         captures = recover(lang, source, tree, captures, lines.starts)
+    captures = _without_disabled_code(source, captures)
     facts = _FileReader(path, source, options, lang, captures, lines)
     reason = "tree-sitter: syntax errors skipped" if tree.root_node.has_error else "tree-sitter"
     return facts.file_facts(reason)
+
+
+def _without_disabled_code(source: bytes, captures: dict[str, list[Node]]) -> dict[str, list[Node]]:
+    """The captures outside `#if 0` blocks (up to their `#else`), which clang never sees either."""
+    disabled = []
+    for node in captures.pop("if_literal", ()):
+        condition = node.child_by_field_name("condition")
+        if text(source, condition).strip() == "0":
+            alternative = node.child_by_field_name("alternative")
+            disabled.append((condition.end_byte,
+                             alternative.start_byte if alternative is not None else node.end_byte))
+    if not disabled:
+        return captures
+    return {kind: [node for node in nodes
+                   if not any(start <= node.start_byte < end for start, end in disabled)]
+            for kind, nodes in captures.items()}
 
 
 def _statement_end(source: bytes, loop: Node) -> int:

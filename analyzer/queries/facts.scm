@@ -13,4 +13,6 @@
 (comment) @comment
 (preproc_function_def) @macro
 (preproc_def name: (identifier) value: (preproc_arg)) @constant
+; `#if 0` blocks: code no compiler sees (treesitter.py drops the facts inside them).
+(preproc_if condition: (number_literal)) @if_literal
 (initializer_pair) @binding
