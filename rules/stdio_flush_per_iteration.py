@@ -6,11 +6,12 @@ function the loop calls), and stdio writes (`fprintf`, `fputs`, `fputc`,
 `putc`, `fwrite`, ...) executed per iteration on a stream that the code made
 unbuffered with `setvbuf(stream, NULL, _IONBF, 0)` or `setbuf(stream, NULL)`.
 Points at the `fflush`, or at the write. Not reported: a flush right before
-the stream's `fclose` (the close flushes anyway); a flush of `stdout` or
-`stderr` in a helper the loop calls, or in a loop that also calls functions of
-the analyzed program (a progress line per test case or per input file, beside
-real work); loops paced by a sleep or a wait; and `stderr`, unbuffered by the
-C standard, unless the code itself unbuffers it.
+the stream's `fclose` (the close flushes anyway), `fflush(stdout)` or
+`fflush(stderr)` in a helper the loop calls (a progress or trace line for a
+reader), loops paced by a sleep or a wait, and `stderr`, unbuffered by the C
+standard, unless the code itself unbuffers it. A test harness that flushes a
+progress line per test case is reported like a record loop: mmaplint cannot
+tell a test case from a record; ignore such files with `per-file-ignores`.
 
 ## Why is this bad?
 A stdio buffer exists to turn many small records into few large `write()`
@@ -64,8 +65,8 @@ def check(program: Program):
         if hot is None or _closes_next(program, call):
             continue
         stream = call.arg(0).text if call.arg(0) is not None else "the stream"
-        if stream in TERMINAL_STREAMS and (hot.chain or _does_own_work(program, hot.loop)):
-            continue    # a progress line per unit of real work (a test case, a phase): for a reader
+        if hot.chain and stream in TERMINAL_STREAMS:
+            continue    # a progress or trace line from a helper: for a reader, not per record
         yield Hit(call.span,
                   f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related())
@@ -81,14 +82,6 @@ def check(program: Program):
                       f"{call.callee}() to a stream made unbuffered at line {made.span.line} runs "
                       f"{hot.describe()}: every write is its own write() system call",
                       related=(Related(made.span, "the stream is made unbuffered here"),) + hot.related())
-
-
-def _does_own_work(program: Program, loop) -> bool:
-    """Whether the loop calls a function of the analyzed program: each iteration then does work of
-    its own (runs a test, processes a file), and a flush of the terminal per iteration is a
-    progress line beside it, not the loop's cost."""
-    return any(c.function == loop.function and loop.id in c.loops and program.resolve(c)
-               for c in program.file_of(loop.span).calls)
 
 
 def _closes_next(program: Program, call) -> bool:
