@@ -321,3 +321,11 @@ def test_if_zero_blocks_are_not_read_but_their_else_is():
                  "#if 1\n  h();\n#endif\n}\n")
     assert [c.callee for c in facts.calls] == ["g", "h"]
     assert facts.loops == ()
+
+
+def test_a_definition_decorated_by_an_unknown_function_like_macro_keeps_its_facts():
+    facts = read("static void v_matchproto_(storage_init_f)\nsmp_mgt_init(struct stevedore *parent, int ac)\n"
+                 "{\n    msync(p, 1, MS_SYNC);\n}\nvoid other(void) { g(); }\n")
+    assert [f.qualified for f in facts.functions] == ["smp_mgt_init", "other"]
+    assert [(c.callee, c.function, c.span.line) for c in facts.calls] == [
+        ("msync", "smp_mgt_init", 4), ("g", "other", 6)]

@@ -19,23 +19,20 @@ def recover(lang: Grammar, source: bytes, tree: Tree, captures: dict[str, list[N
             line_starts: list[int]) -> dict[str, list[Node]]:
     """The captures, with those of each broken top-level node replaced by the
     captures of its pieces parsed separately."""
-    pieces = []
-    for node in _broken_items(tree.root_node):
-        cuts = _cuts(source, node.start_byte, node.end_byte)
-        if len(cuts) > 2:
-            pieces.append((node.start_byte, node.end_byte, cuts))
-    if not pieces:
-        return captures
-    pieces.sort()
-    starts, ends = [start for start, _, _ in pieces], [end for _, end, _ in pieces]
-    merged = {name: [node for node in nodes if not _within(node.start_byte, starts, ends)]
-              for name, nodes in captures.items()}
+    replaced: list[tuple[int, int, list[Tree]]] = []
     try:
-        for _, _, cuts in pieces:
-            for start, end in zip(cuts, cuts[1:]):
-                lang.parser.included_ranges = [Range(_point(start, line_starts),
-                                                     _point(end, line_starts), start, end)]
-                piece = lang.parser.parse(source)
+        for node in _broken_items(tree.root_node):
+            trees = _item_trees(lang, source, node, line_starts)
+            if trees:
+                replaced.append((node.start_byte, node.end_byte, trees))
+        if not replaced:
+            return captures
+        replaced.sort(key=lambda item: item[0])
+        starts, ends = [start for start, _, _ in replaced], [end for _, end, _ in replaced]
+        merged = {name: [node for node in nodes if not _within(node.start_byte, starts, ends)]
+                  for name, nodes in captures.items()}
+        for _, _, trees in replaced:
+            for piece in trees:
                 for name, nodes in lang.captures(lang.facts, piece.root_node).items():
                     merged.setdefault(name, []).extend(nodes)
     finally:
@@ -44,6 +41,54 @@ def recover(lang: Grammar, source: bytes, tree: Tree, captures: dict[str, list[N
     for nodes in merged.values():
         nodes.sort(key=lambda node: node.start_byte)
     return merged
+
+
+def _item_trees(lang: Grammar, source: bytes, node: Node, line_starts: list[int]) -> list[Tree] | None:
+    """New trees for one broken item: its pieces between top-level `}` lines, each parsed on
+    its own; or, for an item that is one definition, the definition without a decoration
+    macro.  None when nothing better than the item as parsed can be had."""
+    cuts = _cuts(source, node.start_byte, node.end_byte)
+    if len(cuts) == 2:
+        retry = _undecorated(lang, source, node, cuts[0], cuts[1], line_starts)
+        return [retry] if retry is not None else None
+    trees = []
+    for start, end in zip(cuts, cuts[1:]):
+        piece = _parse_in_place(lang, source, [(start, end)], line_starts)
+        if piece.root_node.has_error:
+            piece = _undecorated(lang, source, piece.root_node, start, end, line_starts) or piece
+        trees.append(piece)
+    return trees
+
+
+def _parse_in_place(lang: Grammar, source: bytes, spans: list[tuple[int, int]],
+                    line_starts: list[int]) -> Tree:
+    """These byte ranges of the file parsed as one text, keeping the file's offsets."""
+    lang.parser.included_ranges = [Range(_point(start, line_starts), _point(end, line_starts),
+                                         start, end) for start, end in spans]
+    return lang.parser.parse(source)
+
+
+def _undecorated(lang: Grammar, source: bytes, broken: Node, start: int, end: int,
+                 line_starts: list[int]) -> Tree | None:
+    """A definition decorated by a function-like macro the file does not define
+    (`static void v_matchproto_(storage_init_f) smp_mgt_init(...) {`) reads to tree-sitter as
+    a call declarator followed by garbage.  Parsed again without the first such declarator, it
+    is the plain definition; the retry counts only when it parses cleanly."""
+    decoration = next((node for node in _walk(broken) if node.type == "function_declarator"
+                       and node.parent is not None and node.parent.type == "ERROR"), None)
+    if decoration is None:
+        return None
+    retry = _parse_in_place(lang, source, [(start, decoration.start_byte),
+                                           (decoration.end_byte, end)], line_starts)
+    return None if retry.root_node.has_error else retry
+
+
+def _walk(node: Node):
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
 
 
 _CONTAINERS = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else",
