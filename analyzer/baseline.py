@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from .findings import Finding
-from .fingerprints import relative_posix
+from .fingerprints import shown_path
 
 VERSION = 1
 
@@ -21,7 +21,7 @@ class BaselineError(Exception):
 def write(path: str, findings: list[Finding], prints: dict[Finding, str], root: str,
           tool_version: str) -> None:
     entries = [{"fingerprint": prints[f], "rule": f.rule,
-                "path": relative_posix(f.span.path, root) or f.span.path,
+                "path": shown_path(f.span.path, root),
                 "line": f.span.line, "message": f.message} for f in findings]
     try:
         with open(path, "w", encoding="utf-8") as stream:

@@ -29,6 +29,11 @@ def relative_posix(path: str, root: str) -> str | None:
     return PurePosixPath(Path(relative)).as_posix()
 
 
+def shown_path(path: str, root: str) -> str:
+    """How reports name a file: relative to the report root when inside it, else as given."""
+    return relative_posix(path, root) or path
+
+
 def _text(path: str, first: int, last: int) -> str:
     lines = source_lines(path)[max(first, 1) - 1:last]
     return " ".join(" ".join(lines).split())

@@ -8,7 +8,7 @@ A finding that spans lines gets no column (GitHub then marks whole lines).
 from __future__ import annotations
 
 from ..findings import Finding, Report
-from ..fingerprints import relative_posix
+from ..fingerprints import shown_path
 from . import FormatContext
 
 COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
@@ -27,18 +27,14 @@ def command(kind: str, message: str, **properties: str | int) -> str:
     return f"::{kind} {listed}::{escape_data(message)}" if listed else f"::{kind}::{escape_data(message)}"
 
 
-def _shown(path: str, context: FormatContext) -> str:
-    return relative_posix(path, context.root) or path
-
-
 def annotation(f: Finding, context: FormatContext) -> str:
     span = f.span
-    where: dict[str, str | int] = {"file": _shown(span.path, context), "line": span.line,
+    where: dict[str, str | int] = {"file": shown_path(span.path, context.root), "line": span.line,
                                    "endLine": span.end_line}
     if span.end_line == span.line:
         where.update(col=span.column, endColumn=span.end_column)
     lines = [f.message]
-    lines += [f"note: {_shown(r.span.path, context)}:{r.span.line}: {r.message}" for r in f.related]
+    lines += [f"note: {shown_path(r.span.path, context.root)}:{r.span.line}: {r.message}" for r in f.related]
     rule = context.rules.get(f.rule)
     if rule is not None and rule.help:
         lines.append(f"help: {rule.help}")
@@ -49,6 +45,6 @@ def annotation(f: Finding, context: FormatContext) -> str:
 
 def render(report: Report, context: FormatContext) -> str:
     out = [annotation(f, context) for f in report.findings]
-    out += [command("error", f"not analyzed: {e.message}", file=_shown(e.path, context), title="mmaplint")
+    out += [command("error", f"not analyzed: {e.message}", file=shown_path(e.path, context.root), title="mmaplint")
             for e in report.errors]
     return "".join(line + "\n" for line in out)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from ..findings import Report
-from ..fingerprints import for_report, relative_posix
+from ..fingerprints import for_report, shown_path
 from . import FormatContext
 
 SEVERITIES = {"error": "critical", "warning": "major", "note": "info"}
@@ -23,7 +23,7 @@ def render(report: Report, context: FormatContext) -> str:
         "categories": ["Performance"],
         "severity": SEVERITIES[f.severity],
         "fingerprint": prints[f],
-        "location": {"path": relative_posix(f.span.path, context.root) or f.span.path,
+        "location": {"path": shown_path(f.span.path, context.root),
                      "lines": {"begin": f.span.line, "end": f.span.end_line}},
     } for f in report.findings]
     return json.dumps(issues, indent=2) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from ..findings import Finding, Report
-from ..fingerprints import relative_posix
+from ..fingerprints import shown_path
 from . import FormatContext, source_lines
 
 STYLES = {"path": "1", "rule": "1;31", "name": "33", "caret": "1;31", "gutter": "34", "note": "36"}
@@ -17,7 +17,7 @@ def _paint(text: str, style: str, context: FormatContext) -> str:
 
 def _display(path: str, context: FormatContext) -> str:
     """A path as the user gave it, or an absolute one relative to where they are, if inside."""
-    return relative_posix(path, ".") or path if os.path.isabs(path) else path
+    return shown_path(path, ".") if os.path.isabs(path) else path
 
 
 def _excerpt(f: Finding, context: FormatContext) -> list[str]:
