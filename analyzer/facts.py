@@ -93,6 +93,7 @@ class Loop:
     kind: str                 # "for", "while", "do", "range-for"
     span: Span                # the loop statement (its keyword starts it)
     function: str | None      # qualified name of the enclosing function
+    condition: Expr | None = None   # what decides another iteration; None for range-for and `for (;;)`
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,18 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class Guard:
+    """Code that runs only when a condition holds: the then-branch of an `if`, or (tree-sitter,
+    which reads every preprocessor group) an `#if`/`#ifdef` group.  Else-branches are not
+    guards: their condition is the negation, which no rule needs."""
+
+    condition: Expr
+    span: Span                # the guarded code
+    function: str | None
+    preprocessor: bool = False
+
+
+@dataclass(frozen=True)
 class FieldBinding:
     """A function stored into a struct field by an initialiser: `.queue = mmap_queue`."""
 
@@ -150,6 +163,7 @@ class FileFacts:
     calls: tuple[Call, ...] = ()
     assignments: tuple[Assignment, ...] = ()
     field_bindings: tuple[FieldBinding, ...] = ()
+    guards: tuple[Guard, ...] = ()
     comments: tuple[tuple[int, str], ...] = ()   # (line, comment text) for every comment line
     lines: int = 0
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Iterator
 
-from . import constants
+from . import constants, frequency
 from .expressions import address_base, constant, is_store_through_pointer
 from .findings import Related
 from .variation import Variation
 from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
-                    Assignment, Call, Expr, FileFacts, Function, Loop, Span, strip)
+                    Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Span, strip)
 
 # A variable's identity: ("local", path, function, name), ("global", name), or a struct field
 # by its name within one file, ("field", path, name): without types, `db->fd` in one function
@@ -36,7 +36,9 @@ NOT_HOT_LOOP_CALLS = {
     "sleep", "usleep", "nanosleep", "clock_nanosleep", "poll", "ppoll", "select", "pselect",
     "epoll_wait", "epoll_pwait", "pthread_cond_wait", "pthread_cond_timedwait", "sem_wait",
     "sem_timedwait", "getopt", "getopt_long", "getopt_long_only",
+    "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
 }
+
 MAX_CALL_DEPTH = 2
 # Calls whose result is a descriptor of a regular file; a mapping of a descriptor that comes
 # from anything else (memfd_create, io_uring_setup, socket, shm_open) is not file-backed.
@@ -119,7 +121,11 @@ class Program:
         self._assignments: dict[Key, list[Assignment]] = defaultdict(list)
         self._loops: dict[tuple[str, int], Loop] = {}
         self._locals: dict[tuple[str, str], frozenset[str]] = {}
+        self._guards: dict[tuple[str, str | None], list[Guard]] = defaultdict(list)
+        self._hot: dict[bool, dict[tuple[str, str], tuple[Call, ...]]] = {}
         for facts in self.files.values():
+            for guard in facts.guards:
+                self._guards[(facts.path, guard.function)].append(guard)
             for fn in facts.functions:
                 self._functions[fn.name].append((facts.path, fn))
                 self._locals[(facts.path, fn.qualified)] = fn.locals
@@ -218,8 +224,65 @@ class Program:
 
     def repeats_work(self, path: str, loop_id: int) -> bool:
         """Whether a loop is a hot loop: not paced by a sleep or a wait (a housekeeping or
-        progress loop, where per-iteration cost is noise) and not an option-parsing loop."""
-        return not self._loop_callees.get((path, loop_id), set()) & NOT_HOT_LOOP_CALLS
+        progress loop, where per-iteration cost is noise), not an option-parsing loop, and not
+        one that runs a handful of times (per command-line argument, up to a small constant)."""
+        return (not self._loop_callees.get((path, loop_id), set()) & NOT_HOT_LOOP_CALLS
+                and frequency.handful(self.loop(path, loop_id), self.constant) is None)
+
+    # -- guards -----------------------------------------------------------------------------
+
+    def guards_of(self, span: Span, function: str | None) -> list[Guard]:
+        """The guards code at this place runs under: its function's, and the preprocessor
+        groups around the function."""
+        found = []
+        for where in {function, None}:
+            for guard in self._guards.get((span.path, where), ()):
+                if _within(span, guard.span):
+                    found.append(guard)
+        return found
+
+    def batched(self, call: Call) -> bool:
+        """Whether a loop runs this call only every N iterations (`if (i % 64 == 0)`, or a
+        counter compared and reset), with the guard inside the call's innermost loop."""
+        candidates = [guard for guard in self._batch_guards.get((call.span.path, call.function), ())
+                      if _within(call.span, guard.span)]
+        if not candidates:
+            return False
+        loop = self.loop(call.span.path, call.loops[-1]) if call.loops else None
+        for guard in candidates:
+            def counts(counter: Expr, inside: Span = guard.span) -> bool:
+                """Counted up in the loop, set back to 0 in the guard: a batch counter."""
+                assignments = self.assignments_to(self.key(counter, call.span.path, call.function))
+                return (any(a.op in ("++", "+=") and (loop is None or _within(a.span, loop.span))
+                            for a in assignments)
+                        and any(a.op == "=" and self.constant(a.value) == 0 and _within(a.span, inside)
+                                for a in assignments))
+            if (loop is None or _within(guard.span, loop.span)) and frequency.batch(guard.condition, counts):
+                return True
+        return False
+
+    @cached_property
+    def _batch_guards(self) -> dict[tuple[str, str | None], list[Guard]]:
+        """Per function, the if-guards that may hold only every N iterations."""
+        return {where: [g for g in guards if not g.preprocessor and frequency.may_batch(g.condition)]
+                for where, guards in self._guards.items()}
+
+    def traced(self, call: Call, hot: "HotPath") -> bool:
+        """Whether the call, or a call on the way to it from the loop, runs only while a debug,
+        verbosity or trace setting is on (`if (verbose)`, `#ifdef SQLITE_DEBUG`)."""
+        return any(frequency.trace_switch(guard.condition)
+                   for step in (*hot.chain, call) for guard in self.guards_of(step.span, step.function))
+
+    def ends_process(self, path: str, function: str | None) -> bool:
+        """Whether a function ends the process whenever it runs: an exit() or abort() outside
+        any loop or if (an error reporter's last line)."""
+        return (path, function) in self._process_enders
+
+    @cached_property
+    def _process_enders(self) -> set[tuple[str, str | None]]:
+        return {(call.span.path, call.function) for callee in frequency.PROCESS_ENDS for call in self.calls(callee)
+                if call.function is not None and not call.loops
+                and all(g.preprocessor for g in self.guards_of(call.span, call.function))}
 
     def _hot_loop(self, path: str, loops: tuple[int, ...]) -> Loop | None:
         """The innermost of these loops, if it repeats work."""
@@ -227,26 +290,31 @@ class Program:
             return self.loop(path, loops[-1])
         return None
 
-    @cached_property
-    def _hot_functions(self) -> dict[tuple[str, str], tuple[Call, ...]]:
-        """Functions run once per iteration of some loop, with the shortest call chain from it.
+    def _hot_functions(self, every_iteration: bool) -> dict[tuple[str, str], tuple[Call, ...]]:
+        """Functions run once per iteration of some loop, with the shortest call chain from it
+        (with every_iteration, not through calls a loop makes only every N iterations).
 
         Breadth-first from the calls that sit inside loops, so each chain is a shortest one and
         recursion terminates.  Chains stop at MAX_CALL_DEPTH calls: deeper, the path from a
         loop usually crosses a dispatcher or a setup phase (fio's thread loop reaches its
         option parser), and "per iteration" stops meaning "per operation"."""
+        if every_iteration in self._hot:
+            return self._hot[every_iteration]
         hot: dict[tuple[str, str], tuple[Call, ...]] = {}
         queue: deque[tuple[str, str]] = deque()
         for calls in self._calls_in.values():
             for call in calls:
-                if self._hot_loop(call.span.path, call.loops) is not None:
+                if (self._hot_loop(call.span.path, call.loops) is not None
+                        and not (every_iteration and self.batched(call))):
                     self._mark_targets(call, (call,), hot, queue)
         while queue:
             fn = queue.popleft()
             if len(hot[fn]) >= MAX_CALL_DEPTH:
                 continue
             for call in self._calls_in.get(fn, ()):
-                self._mark_targets(call, hot[fn] + (call,), hot, queue)
+                if not (every_iteration and self.batched(call)):
+                    self._mark_targets(call, hot[fn] + (call,), hot, queue)
+        self._hot[every_iteration] = hot
         return hot
 
     def _mark_targets(self, call, chain, hot, queue) -> None:
@@ -256,19 +324,32 @@ class Program:
                 hot[target] = chain
                 queue.append(target)
 
-    def per_iteration(self, span_path: str, function: str | None, loops: tuple[int, ...]) -> HotPath | None:
+    def per_iteration(self, span_path: str, function: str | None, loops: tuple[int, ...],
+                      every_iteration: bool = True) -> HotPath | None:
         """Whether code at this place runs once per iteration of a loop, and through what."""
         if loops:
             loop = self._hot_loop(span_path, loops)
             return HotPath(loop) if loop is not None else None
-        chain = self._hot_functions.get((span_path, function)) if function else None
+        chain = self._hot_functions(every_iteration).get((span_path, function)) if function else None
         if chain is None:
             return None
         first = chain[0]
         return HotPath(self.loop(first.span.path, first.loops[-1]), chain)
 
-    def call_per_iteration(self, call: Call) -> HotPath | None:
-        return self.per_iteration(call.span.path, call.function, call.loops)
+    def call_per_iteration(self, call: Call, every_iteration: bool = True,
+                           loops: tuple[int, ...] | None = None) -> HotPath | None:
+        """The loop (and call chain) that runs this call once per iteration (of the innermost
+        of `loops`, by default the call's own).  Not when a function on the way ends the
+        process; with every_iteration (costs paid per call, not leaks), not when the loop runs
+        the call only every N iterations."""
+        if every_iteration and self.batched(call):
+            return None
+        hot = self.per_iteration(call.span.path, call.function, call.loops if loops is None else loops,
+                                 every_iteration)
+        if hot is None or any(self.ends_process(c.span.path, c.function) for c in hot.chain[1:]) \
+                or (hot.chain and self.ends_process(call.span.path, call.function)):
+            return None
+        return hot
 
     # -- flags ------------------------------------------------------------------------------
 
@@ -442,3 +523,8 @@ class Program:
         whose own change does not count (a mapping made afresh each iteration)."""
         outermost = self.loop(path, loops[0]).span if loops else None
         return Variation(self, path, function, outermost, anchors).of(expr, address)
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return ((outer.line, outer.column) <= (inner.line, inner.column)
+            and (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column))

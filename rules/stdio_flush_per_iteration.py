@@ -67,6 +67,10 @@ def check(program: Program):
         stream = call.arg(0).text if call.arg(0) is not None else "the stream"
         if hot.chain and stream in TERMINAL_STREAMS:
             continue    # a progress or trace line from a helper: for a reader, not per record
+        if stream == "stderr" and not _buffered(program, call):
+            continue    # unbuffered already: the flush is a no-op
+        if program.traced(call, hot):
+            continue    # a trace switched on for debugging: flushed so it survives a crash
         yield Hit(call.span,
                   f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related())
@@ -89,6 +93,14 @@ def _closes_next(program: Program, call) -> bool:
     stream = program.key(call.arg(0), call.span.path, call.function)
     after = program.first_use(stream, call) if stream is not None else None
     return after is not None and after.callee == "fclose" and after.loops == call.loops
+
+
+def _buffered(program: Program, flush) -> bool:
+    """Whether the code gives the flushed stream a buffer (setvbuf with _IOFBF or _IOLBF)."""
+    stream = _stream(program, flush.arg(0), flush)
+    return any(_stream(program, call.arg(0), call) == stream
+               and program.call_flags(call, 2, STDIO_MODES) & {"_IOFBF", "_IOLBF"}
+               for call in program.calls("setvbuf"))
 
 
 def _unbuffered_streams(program: Program) -> dict:

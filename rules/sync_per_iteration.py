@@ -107,7 +107,7 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     if loops and program.variation(_descriptor(call), call.span.path, call.function,
                                    loops) != INVARIANT:
         return None
-    hot = program.per_iteration(call.span.path, call.function, loops)
+    hot = program.call_per_iteration(call, loops=loops)
     if hot is not None and hot.chain and _after_a_write_loop(program, call):
         return None     # the helper writes a batch, then syncs it once: the recommended shape
     return hot

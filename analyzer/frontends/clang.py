@@ -11,6 +11,7 @@ from functools import cache
 from clang.cindex import Diagnostic, Index, SourceLocation, SourceRange, TranslationUnit, TranslationUnitLoadError
 
 from ..facts import FileFacts, FrontendError, FrontendOptions
+from ..frequency import relevant_guards
 from . import clang_native as native
 from .clang_includes import builtin_include_dir
 from .clang_walk import FactWalker
@@ -94,6 +95,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         calls=tuple(walker.calls),
         assignments=tuple(walker.assignments),
         field_bindings=tuple(walker.field_bindings),
+        guards=relevant_guards(walker.guards, walker.calls),
         comments=tuple(_comments(tu, path, source)),
         lines=_line_count(source),
     )

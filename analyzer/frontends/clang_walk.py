@@ -15,7 +15,8 @@ from typing import Callable
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
-from ..facts import IDENTIFIER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function, FrontendOptions, Loop, Span
+from ..facts import (IDENTIFIER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function, FrontendOptions,
+                     Guard, Loop, Span)
 from . import clang_native as native
 from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
 
@@ -54,6 +55,7 @@ class FactWalker:
         self.calls: list[Call] = []
         self.assignments: list[Assignment] = []
         self.field_bindings: list[FieldBinding] = []
+        self.guards: list[Guard] = []
         self._function: str | None = None
         self._locals: set[str] = set()
         self._regions: list[_LoopRegion] = []
@@ -69,6 +71,7 @@ class FactWalker:
             _K.VAR_DECL.value: self._variable,
             _K.PARM_DECL.value: self._parameter,
             _K.INIT_LIST_EXPR.value: self._init_list,
+            _K.IF_STMT.value: self._if,
             **{kind: self._loop for kind in _LOOP_KINDS},
         }
 
@@ -204,19 +207,30 @@ class FactWalker:
 
     def _loop(self, cursor: Cursor, _parent: Cursor) -> int:
         kind = _LOOP_KINDS[cursor._kind_id]
-        if kind == "do" and native.evaluate_int(native.children(cursor)[-1]) == 0:
+        kids = native.children(cursor)
+        if kind == "do" and native.evaluate_int(kids[-1]) == 0:
             return native.RECURSE     # do { ... } while (0): a statement macro's wrapper, runs once
         start, end = self._file.extent(cursor)
-        repeated_from = self._after_for_init(cursor, start) if kind == "for" else start[2]
+        condition = None
+        if kind == "for":
+            repeated_from, condition_end = self._for_clauses(cursor, start)
+            condition = next((kid for kid in kids[:-1]
+                              if repeated_from <= self._file.extent(kid)[0][2] < condition_end), None)
+        else:
+            repeated_from = start[2]
+            condition = {"while": kids[0], "do": kids[-1]}.get(kind) if len(kids) == 2 else None
         loop_id = len(self.loops)
         self._regions.append(_LoopRegion(loop_id, repeated_from, end[2]))
-        self.loops.append(Loop(loop_id, kind, self._span_of(start, end), self._function))
+        self.loops.append(Loop(loop_id, kind, self._span_of(start, end), self._function,
+                               self.exprs.build(condition) if condition is not None else None))
         return native.RECURSE
 
-    def _after_for_init(self, loop: Cursor, start: native.Position) -> int:
-        """The offset just past the `;` that ends a for-loop's init clause, found by clang's lexer."""
+    def _for_clauses(self, loop: Cursor, start: native.Position) -> tuple[int, int]:
+        """The offsets just past the `;` that ends a for-loop's init clause and of the `;`
+        that ends its condition, found by clang's lexer: children alone do not say which
+        clauses are empty."""
         body_start = self._file.extent(native.children(loop)[-1])[0]
-        depth = 0
+        depth, semicolons = 0, []
         with native.Tokens(self._tu, native.file_range(self._tu, start, body_start)) as tokens:
             for token in tokens:
                 if tokens.kind(token) != native.PUNCTUATION:
@@ -224,8 +238,18 @@ class FactWalker:
                 text = tokens.spelling(token)
                 depth += {"(": 1, ")": -1}.get(text, 0)
                 if text == ";" and depth == 1:
-                    return tokens.start(token)[2] + 1
-        return start[2]
+                    semicolons.append(tokens.start(token)[2])
+        if len(semicolons) < 2:
+            return start[2], start[2]
+        return semicolons[0] + 1, semicolons[1]
+
+    def _if(self, cursor: Cursor, _parent: Cursor) -> int:
+        """The then-branch is a guard.  C++ puts an init statement first, and a condition
+        variable in place of the condition (built as an opaque expression)."""
+        kids = [kid for kid in native.children(cursor) if kid._kind_id != _K.DECL_STMT.value]
+        if len(kids) >= 2:
+            self.guards.append(Guard(self.exprs.build(kids[0]), self._span(kids[1]), self._function))
+        return native.RECURSE
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:
         op = native.binary_operator(cursor)

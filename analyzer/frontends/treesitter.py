@@ -14,11 +14,13 @@ from operator import itemgetter
 
 from tree_sitter import Node
 
-from ..facts import (IDENTIFIER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError,
+from ..facts import (IDENTIFIER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
                      FrontendOptions, Function, Loop, Span)
+from ..frequency import relevant_guards
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
 from .ts_macros import Macros
+from .ts_preproc import Group, groups
 from .ts_names import (Nest, declared_name, definition_name, function_declarator,
                        parameter_names, scope_name, text)
 from .ts_recover import recover
@@ -51,26 +53,39 @@ def _parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     lines = _Lines(source)
     if tree.root_node.has_error:
         captures = recover(lang, source, tree, captures, lines.starts)
-    captures = _without_disabled_code(source, captures)
-    facts = _FileReader(path, source, options, lang, captures, lines)
+    captures, conditional = _without_disabled_code(source, captures)
+    facts = _FileReader(path, source, options, lang, captures, lines, conditional)
     reason = "tree-sitter: syntax errors skipped" if tree.root_node.has_error else "tree-sitter"
     return facts.file_facts(reason)
 
 
-def _without_disabled_code(source: bytes, captures: dict[str, list[Node]]) -> dict[str, list[Node]]:
-    """The captures outside `#if 0` blocks (up to their `#else`), which clang never sees either."""
-    disabled = []
-    for node in captures.pop("if_literal", ()):
-        condition = node.child_by_field_name("condition")
-        if text(source, condition).strip() == "0":
-            alternative = node.child_by_field_name("alternative")
-            disabled.append((condition.end_byte,
-                             alternative.start_byte if alternative is not None else node.end_byte))
-    if not disabled:
-        return captures
-    return {kind: [node for node in nodes
-                   if not any(start <= node.start_byte < end for start, end in disabled)]
-            for kind, nodes in captures.items()}
+def _without_disabled_code(source: bytes, captures: dict[str, list[Node]]) -> tuple[dict[str, list[Node]], list[Group]]:
+    """The captures outside preprocessor groups no Linux compiler sees (`#if 0`, Windows-only
+    code, ...), which clang never sees either; and the other groups, each a guard."""
+    disabled, conditional = groups(source, captures.pop("conditional", []),
+                                   captures.pop("directive", []) + captures.get("macro", []))
+    if disabled:
+        compiled = _outside([(group.start, group.end) for group in disabled])
+        captures = {kind: [node for node in nodes if compiled(node.start_byte)]
+                    for kind, nodes in captures.items()}
+        conditional = [group for group in conditional if compiled(group.start)]
+    return captures, conditional
+
+
+def _outside(ranges: list[tuple[int, int]]):
+    """A test of whether a byte offset lies outside all these ranges (which may nest)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    starts = [start for start, _ in merged]
+
+    def test(offset: int) -> bool:
+        index = bisect_right(starts, offset) - 1
+        return index < 0 or offset >= merged[index][1]
+    return test
 
 
 def _statement_end(source: bytes, loop: Node) -> int:
@@ -110,6 +125,7 @@ class _LoopRecord:
     kind: str
     span: Span
     function: str | None
+    condition: Expr | None = None
     id: int = -1
 
 
@@ -146,8 +162,9 @@ class _FileReader:
     """Turns one file's captures into its facts."""
 
     def __init__(self, path: str, source: bytes, options: FrontendOptions, lang: Grammar,
-                 captures: dict[str, list[Node]], lines: _Lines) -> None:
+                 captures: dict[str, list[Node]], lines: _Lines, conditional: list[Group] = ()) -> None:
         self.path, self.source, self.options, self.captures = path, source, options, captures
+        self.conditional = conditional
         self.lines = lines
         self.lang = lang
         self.macros = Macros(lang, source, captures.get("macro", []))
@@ -186,14 +203,16 @@ class _FileReader:
 
     # -- facts from trees -------------------------------------------------
 
-    def _frame_loops(self, sites: Sites, anchor: _Anchor | None) -> list[_LoopRecord]:
+    def _frame_loops(self, sites: Sites, anchor: _Anchor | None, conv: Converter | None = None) -> list[_LoopRecord]:
         records = []
         for node, kind in sites.loops:
             if anchor is None:
+                condition = node.child_by_field_name("condition") if kind != "range-for" else None
                 record = _LoopRecord((node.start_byte, next(self.seq)), kind,
                                      self.lines.span(self.path, node.start_byte,
                                                      _statement_end(self.source, node)),
-                                     self.function_at(node.start_byte))
+                                     self.function_at(node.start_byte),
+                                     conv.expr(condition) if condition is not None and conv else None)
             else:
                 record = _LoopRecord((anchor.pos, next(self.seq)), kind, anchor.span, anchor.function)
             records.append(record)
@@ -297,6 +316,16 @@ class _FileReader:
                                              self.span(pair)))
         return bindings
 
+    def _guards(self, conv: Converter) -> list[Guard]:
+        guards = [Guard(group.condition, self.lines.span(self.path, group.start, group.end),
+                        self.function_at(group.start), preprocessor=True)
+                  for group in self.conditional]
+        for node in self.captures.get("guard", ()):
+            condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
+            if condition is not None:
+                guards.append(Guard(conv.expr(condition), self.span(body), self.function_at(node.start_byte)))
+        return guards
+
     def _comments(self) -> list[tuple[int, str]]:
         comments = []
         for node in self.captures.get("comment", ()):
@@ -326,7 +355,8 @@ class _FileReader:
     def file_facts(self, reason: str) -> FileFacts:
         self._constants()
         sites = Sites.read(self.captures)
-        self.emit(_Frame(sites=sites, conv=Converter(self.source), loops=self._frame_loops(sites, None)))
+        conv = Converter(self.source)
+        self.emit(_Frame(sites=sites, conv=conv, loops=self._frame_loops(sites, None, conv)))
         self.loop_records.sort(key=lambda record: record.key)
         for number, record in enumerate(self.loop_records):
             record.id = number
@@ -345,11 +375,12 @@ class _FileReader:
                  in self.pending_calls]
         assignments = [Assignment(target, op, value, span, function, loop_ids(loops))
                        for _, target, op, value, span, function, loops in self.pending_assignments]
-        loops = [Loop(record.id, record.kind, record.span, record.function)
+        loops = [Loop(record.id, record.kind, record.span, record.function, record.condition)
                  for record in self.loop_records]
         return FileFacts(
             path=self.path, frontend="tree-sitter", reason=reason, language=self.options.language,
             functions=tuple(self._functions()), loops=tuple(loops), calls=tuple(calls),
             assignments=tuple(assignments), field_bindings=tuple(self._field_bindings()),
+            guards=relevant_guards(self._guards(conv), calls),
             comments=tuple(self._comments()), lines=self.lines.count)
 

@@ -291,6 +291,16 @@ class Converter:
             return Expr(OTHER, self.text(node))
         return Expr(MEMBER, self.text(node), self.member_name(name), (self.expr(obj, depth),))
 
+    def _defined(self, node: Node, depth: int) -> Expr:
+        """`defined(X)` in a preprocessor condition: the name, true when it is defined."""
+        name = next((child for child in node.named_children if child.type == "identifier"), None)
+        return self._name(name, depth) if name is not None else Expr(OTHER, self.text(node))
+
+    def _clause(self, node: Node, depth: int) -> Expr:
+        """C++'s `if (cond)` / `while (cond)` wrapper; `if (init; cond)` keeps the condition."""
+        value = node.child_by_field_name("value")
+        return self.expr(value, depth) if value is not None else Expr(OTHER, self.text(node))
+
     def _cond(self, node: Node, depth: int) -> Expr:
         parts = [node.child_by_field_name(f) for f in ("condition", "consequence", "alternative")]
         if any(part is None for part in parts):
@@ -360,4 +370,6 @@ _CONVERTERS: dict[str, Callable[[Converter, Node, int], Expr]] = {
     "subscript_expression": Converter._subscript,
     "field_expression": Converter._member,
     "conditional_expression": Converter._cond,
+    "preproc_defined": Converter._defined,
+    "condition_clause": Converter._clause,
 }

@@ -13,6 +13,14 @@
 (comment) @comment
 (preproc_function_def) @macro
 (preproc_def name: (identifier) value: (preproc_arg)) @constant
-; `#if 0` blocks: code no compiler sees (treesitter.py drops the facts inside them).
-(preproc_if condition: (number_literal)) @if_literal
+; Preprocessor groups: those no Linux compiler sees are dropped, the others are guards
+; (ts_preproc.py); #define/#undef tell which names a file switches off.
+(preproc_if) @conditional
+(preproc_ifdef) @conditional
+(preproc_elif) @conditional
+(preproc_elifdef) @conditional
+(preproc_call) @directive
+(preproc_def) @directive
+; Code that runs only when a condition holds.
+(if_statement consequence: (_)) @guard
 (initializer_pair) @binding

@@ -1,0 +1,135 @@
+"""How often code in a loop really runs, read from conditions: loops that run a handful of
+times, code a loop runs only every N iterations, and code that runs only while a trace is on.
+
+"Once per iteration" is only worth a finding when the loop repeats with the workload.  A
+loop over the command-line arguments, or up to a small constant, runs a handful of times;
+`if (n % 100 == 0) fsync(fd);` is the batching every rule recommends, not the pattern.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Callable
+
+from .facts import BINARY, IDENTIFIER, MEMBER, OTHER, UNARY, Call, Expr, Guard, Loop, strip
+
+# A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
+# few passes); workload loops are bounded by a size or a count read at run time.
+SMALL_TRIP_COUNT = 16
+# Words of a name that switches on diagnostic output (SQLITE_DEBUG, eVerbosity, g.bTrace).
+_TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
+_NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
+# Calls that do not return: a function that makes one whatever its arguments ends the process.
+PROCESS_ENDS = {"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"}
+
+
+def relevant_guards(guards: list[Guard], calls: list[Call]) -> tuple[Guard, ...]:
+    """The guards worth keeping as facts: those around a call whose condition can batch or
+    switch on a trace, and those around a call that ends the process.  A big file has
+    thousands of `if (rc) goto fail;`; sending them all between processes costs a quarter
+    of a tree-sitter run."""
+    starts = sorted((c.span.path, c.span.line, c.span.column) for c in calls)
+    ends = sorted((c.span.path, c.span.line, c.span.column) for c in calls if c.callee in PROCESS_ENDS)
+
+    def encloses(span, positions) -> bool:
+        first = bisect_left(positions, (span.path, span.line, span.column))
+        return first < len(positions) and positions[first] <= (span.path, span.end_line, span.end_column)
+
+    return tuple(guard for guard in guards
+                 if encloses(guard.span, ends)
+                 or ((may_batch(guard.condition) or trace_switch(guard.condition))
+                     and encloses(guard.span, starts)))
+
+
+def handful(loop: Loop, constant: Callable[[Expr], int | None]) -> str | None:
+    """Why a loop runs only a handful of times, or None: bounded by the command-line
+    arguments, by a small constant, or by the size of a table written in the source."""
+    condition = strip(loop.condition)
+    if condition is None:
+        return None
+    if "argc" in condition.names():
+        return "once per command-line argument"
+    for comparison in _comparisons(condition, ("<", "<=", ">", ">=")):
+        bound = comparison.children[1 if comparison.op in ("<", "<=") else 0]   # i < N, N > i
+        value = constant(bound)
+        if value is not None and 1 <= value <= SMALL_TRIP_COUNT:
+            return f"at most {value} times"
+        if _table_size(bound):
+            return "once per entry of a table in the source"
+    return None
+
+
+def batch(condition: Expr, counts: Callable[[Expr], bool]) -> bool:
+    """Whether a guard's condition holds only every N iterations: `i % N == 0`, or a counter
+    compared with a bound, counted up by the loop and set back to 0 inside the guard
+    (`if (++n == 100) { ...; n = 0; }`)."""
+    if any(node.kind == BINARY and node.op == "%" for node in condition.walk()):
+        return True
+    return any(counts(counter) for counter in counters(condition))
+
+
+def counters(condition: Expr) -> list[Expr]:
+    """The variables a condition compares for equality or as a lower bound: batch counters
+    if the guarded code resets them."""
+    return [counter for comparison in _comparisons(condition, ("==", ">=", ">"))
+            for counter in map(_counter, comparison.children) if counter is not None]
+
+
+def may_batch(condition: Expr) -> bool:
+    """A cheap first test for batch(): a `%`, or a counter compared."""
+    return any(node.kind == BINARY and node.op == "%" for node in condition.walk()) or bool(counters(condition))
+
+
+def trace_switch(condition: Expr) -> bool:
+    """Whether a condition switches on diagnostic output: it names a debug, verbosity or trace
+    setting, other than under a `!`."""
+    return any(_is_trace_name(name) for name in _positive_names(condition))
+
+
+def _comparisons(condition: Expr, ops: tuple[str, ...]):
+    """The comparisons a condition's truth rests on (through && and ||)."""
+    condition = strip(condition)
+    if condition is None or condition.kind != BINARY:
+        return
+    if condition.op in ("&&", "||"):
+        for part in condition.children:
+            yield from _comparisons(part, ops)
+    elif condition.op in ops:
+        yield condition
+
+
+def _table_size(expr: Expr) -> bool:
+    """`sizeof(table) / sizeof(table[0])`, the idiom for a table's entry count."""
+    expr = strip(expr)
+    return (expr is not None and expr.kind == BINARY and expr.op == "/"
+            and all(part.kind == OTHER and part.text.startswith("sizeof") for part in expr.children))
+
+
+def _counter(expr: Expr) -> Expr | None:
+    """The variable of `n`, `++n` or `n++`."""
+    expr = strip(expr)
+    if expr is not None and expr.kind == UNARY and expr.op in ("++", "--"):
+        expr = strip(expr.children[0])
+    return expr if expr is not None and expr.kind in (IDENTIFIER, MEMBER) else None
+
+
+def _positive_names(expr: Expr):
+    if expr.kind == UNARY and expr.op == "!":
+        return
+    if expr.kind in (IDENTIFIER, MEMBER):
+        yield expr.op
+    for child in expr.children:
+        yield from _positive_names(child)
+
+
+def _is_trace_name(name: str) -> bool:
+    words = []
+    for part in name.split("_"):
+        word = ""
+        for char in part:          # camelCase: eVerbosity -> e, verbosity
+            if char.isupper() and word and not word[-1].isupper():
+                words.append(word)
+                word = ""
+            word += char
+        words.append(word)
+    return any((word.lower() in _TRACE_WORDS or word.lower().endswith("debug"))
+               and word.lower() not in _NOT_TRACE_WORDS for word in words)
