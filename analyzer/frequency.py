@@ -19,23 +19,31 @@ SMALL_TRIP_COUNT = 16
 _TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
 _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
 # Calls that do not return: a function that makes one whatever its arguments ends the process.
-PROCESS_ENDS = {"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"}
+PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"})
+# Calls that wait for time to pass or for another thread or process: a loop that makes one is
+# paced by the wait, and a per-iteration cost beside it is noise.
+WAITS = frozenset({
+    "sleep", "usleep", "nanosleep", "clock_nanosleep", "poll", "ppoll", "select", "pselect",
+    "epoll_wait", "epoll_pwait", "pthread_cond_wait", "pthread_cond_timedwait", "sem_wait",
+    "sem_timedwait", "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
+})
 
 
 def relevant_guards(guards: list[Guard], calls: list[Call]) -> tuple[Guard, ...]:
     """The guards worth keeping as facts: those around a call whose condition can batch or
-    switch on a trace, and those around a call that ends the process.  A big file has
+    switch on a trace, and those around a call that ends the process or waits.  A big file has
     thousands of `if (rc) goto fail;`; sending them all between processes costs a quarter
     of a tree-sitter run."""
     starts = sorted((c.span.path, c.span.line, c.span.column) for c in calls)
-    ends = sorted((c.span.path, c.span.line, c.span.column) for c in calls if c.callee in PROCESS_ENDS)
+    stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
+                  if c.callee in PROCESS_ENDS or c.callee in WAITS)
 
     def encloses(span, positions) -> bool:
         first = bisect_left(positions, (span.path, span.line, span.column))
         return first < len(positions) and positions[first] <= (span.path, span.end_line, span.end_column)
 
     return tuple(guard for guard in guards
-                 if encloses(guard.span, ends)
+                 if encloses(guard.span, stops)
                  or ((may_batch(guard.condition) or trace_switch(guard.condition))
                      and encloses(guard.span, starts)))
 

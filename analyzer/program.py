@@ -30,15 +30,10 @@ UNKNOWN = "?"
 
 OPEN_CALLS = {"open": 1, "open64": 1, "openat": 2, "openat64": 2, "shm_open": 1}
 MMAP_CALLS = {"mmap", "mmap64"}
-# A loop that calls one of these waits or parses options: it does not repeat I/O work fast
-# enough for a per-iteration cost to matter.
-NOT_HOT_LOOP_CALLS = {
-    "sleep", "usleep", "nanosleep", "clock_nanosleep", "poll", "ppoll", "select", "pselect",
-    "epoll_wait", "epoll_pwait", "pthread_cond_wait", "pthread_cond_timedwait", "sem_wait",
-    "sem_timedwait", "getopt", "getopt_long", "getopt_long_only",
-    "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
-}
-
+# A loop that calls one of these (or a function of the program that always calls one of the
+# waits) waits or parses options: it does not repeat I/O work fast enough for a per-iteration
+# cost to matter.
+NOT_HOT_LOOP_CALLS = frequency.WAITS | {"getopt", "getopt_long", "getopt_long_only"}
 MAX_CALL_DEPTH = 2
 # Calls whose result is a descriptor of a regular file; a mapping of a descriptor that comes
 # from anything else (memfd_create, io_uring_setup, socket, shm_open) is not file-backed.
@@ -123,6 +118,7 @@ class Program:
         self._locals: dict[tuple[str, str], frozenset[str]] = {}
         self._guards: dict[tuple[str, str | None], list[Guard]] = defaultdict(list)
         self._hot: dict[bool, dict[tuple[str, str], tuple[Call, ...]]] = {}
+        self._always: dict[frozenset[str], set[tuple[str, str]]] = {}
         for facts in self.files.values():
             for guard in facts.guards:
                 self._guards[(facts.path, guard.function)].append(guard)
@@ -226,7 +222,8 @@ class Program:
         """Whether a loop is a hot loop: not paced by a sleep or a wait (a housekeeping or
         progress loop, where per-iteration cost is noise), not an option-parsing loop, and not
         one that runs a handful of times (per command-line argument, up to a small constant)."""
-        return (not self._loop_callees.get((path, loop_id), set()) & NOT_HOT_LOOP_CALLS
+        callees = self._loop_callees.get((path, loop_id), set())
+        return (not callees & NOT_HOT_LOOP_CALLS and not callees & self._wait_wrappers
                 and frequency.handful(self.loop(path, loop_id), self.constant) is None)
 
     # -- guards -----------------------------------------------------------------------------
@@ -276,13 +273,21 @@ class Program:
     def ends_process(self, path: str, function: str | None) -> bool:
         """Whether a function ends the process whenever it runs: an exit() or abort() outside
         any loop or if (an error reporter's last line)."""
-        return (path, function) in self._process_enders
+        return (path, function) in self._always_calling(frequency.PROCESS_ENDS)
 
     @cached_property
-    def _process_enders(self) -> set[tuple[str, str | None]]:
-        return {(call.span.path, call.function) for callee in frequency.PROCESS_ENDS for call in self.calls(callee)
+    def _wait_wrappers(self) -> set[str]:
+        """Functions of the program that always wait (varnish's VTIM_sleep calls nanosleep)."""
+        return {function.rsplit("::", 1)[-1] for _, function in self._always_calling(frequency.WAITS)}
+
+    def _always_calling(self, callees: frozenset[str]) -> set[tuple[str, str]]:
+        """The functions that call one of these whenever they run: outside loops and ifs."""
+        if callees not in self._always:
+            self._always[callees] = {
+                (call.span.path, call.function) for callee in callees for call in self.calls(callee)
                 if call.function is not None and not call.loops
                 and all(g.preprocessor for g in self.guards_of(call.span, call.function))}
+        return self._always[callees]
 
     def _hot_loop(self, path: str, loops: tuple[int, ...]) -> Loop | None:
         """The innermost of these loops, if it repeats work."""

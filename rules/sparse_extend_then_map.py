@@ -5,11 +5,13 @@ Reports an `mmap()` with `MAP_SHARED` and `PROT_WRITE` of a descriptor that the
 same function grew just before without allocating the new range: with
 `ftruncate()`, or by seeking past the end and writing one byte (`lseek` +
 `write(fd, "", 1)`, or `pwrite(fd, "", 1, size - 1)`), when the mapping is then
-written through. The finding points at the mmap; the growth and the first store
-are related locations.
+written through, or kept in a struct field or a global (a database's map, a
+cache's silo), where the stores happen in other functions. The finding points at
+the mmap; the growth and the first store (or where the mapping is kept) are
+related locations.
 Not reported: a range preallocated with `posix_fallocate()`/`fallocate()`, or
 filled by a `write()` loop before it is mapped; read-only or `MAP_PRIVATE`
-mappings; mappings never stored to; and small fixed-size regions (under 64 KiB,
+mappings; mappings never stored to and not kept beyond the function; and small fixed-size regions (under 64 KiB,
 like a lock file's slot table), where the cost is a handful of faults.
 
 ## Why is this bad?
@@ -77,8 +79,8 @@ def check(program: Program):
         if not (mapping.shared and mapping.writable and mapping.file_backed):
             continue
         store = first_stores.get(mapping.call)
-        if store is None:
-            continue
+        if store is None and (mapping.pointer is None or mapping.pointer[0] == "local"):
+            continue    # neither written here nor kept in a field or global for writes elsewhere
         growth = _sparse_growth(program, mapping)
         if growth is None:
             continue
@@ -95,7 +97,8 @@ def check(program: Program):
             "range is mapped MAP_SHARED and written without posix_fallocate: each first store to "
             "a page faults and allocates blocks in page_mkwrite, and a full disk becomes SIGBUS",
             related=(Related(growth.span, "the file is grown here, leaving a hole"),
-                     Related(store.span, "the mapping is written here")),
+                     Related(store.span, "the mapping is written here") if store else
+                     Related(call.span, f"the writable mapping is kept in {call.result.text} for writes elsewhere")),
             params={"size": size} if size else {},
         )
 

@@ -112,7 +112,7 @@ def _unbuffered_streams(program: Program) -> dict:
         else:
             unbuffers = _is_null(call.arg(1))
         key = _stream(program, call.arg(0), call)
-        if unbuffers and key is not None:
+        if unbuffers and key is not None and call.arg(0).text != "stderr":   # unbuffered already
             found.setdefault(key, call)
     return found
 
