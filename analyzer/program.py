@@ -34,7 +34,7 @@ MMAP_CALLS = {"mmap", "mmap64"}
 # waits) waits or parses options: it does not repeat I/O work fast enough for a per-iteration
 # cost to matter.
 NOT_HOT_LOOP_CALLS = frequency.WAITS | {"getopt", "getopt_long", "getopt_long_only"}
-MAX_CALL_DEPTH = 2
+MAX_CALL_DEPTH = 3
 # Calls whose result is a descriptor of a regular file; a mapping of a descriptor that comes
 # from anything else (memfd_create, io_uring_setup, socket, shm_open) is not file-backed.
 FILE_OPENERS = {"open", "open64", "openat", "openat64", "creat", "creat64", "dup", "dup2", "dup3",
@@ -300,9 +300,10 @@ class Program:
         (with every_iteration, not through calls a loop makes only every N iterations).
 
         Breadth-first from the calls that sit inside loops, so each chain is a shortest one and
-        recursion terminates.  Chains stop at MAX_CALL_DEPTH calls: deeper, the path from a
-        loop usually crosses a dispatcher or a setup phase (fio's thread loop reaches its
-        option parser), and "per iteration" stops meaning "per operation"."""
+        recursion terminates.  Chains stop at MAX_CALL_DEPTH calls: fio's I/O loop reaches
+        its sync through td_io_queue, an engine's queue callback and do_io_u_sync; deeper, the
+        path from a loop usually crosses a dispatcher or a setup phase (fio's thread loop
+        reaches its option parser), and "per iteration" stops meaning "per operation"."""
         if every_iteration in self._hot:
             return self._hot[every_iteration]
         hot: dict[tuple[str, str], tuple[Call, ...]] = {}
