@@ -6,12 +6,16 @@ function the loop calls), and stdio writes (`fprintf`, `fputs`, `fputc`,
 `putc`, `fwrite`, ...) executed per iteration on a stream that the code made
 unbuffered with `setvbuf(stream, NULL, _IONBF, 0)` or `setbuf(stream, NULL)`.
 Points at the `fflush`, or at the write. Not reported: a flush right before
-the stream's `fclose` (the close flushes anyway), `fflush(stdout)` or
+the stream's `fclose` (the close flushes anyway); `fflush(stdout)` or
 `fflush(stderr)` in a helper the loop calls (a progress or trace line for a
-reader), loops paced by a sleep or a wait, and `stderr`, unbuffered by the C
-standard, unless the code itself unbuffers it. A test harness that flushes a
-progress line per test case is reported like a record loop: mmaplint cannot
-tell a test case from a record; ignore such files with `per-file-ignores`.
+reader); `stderr`, unbuffered by the C standard, unless the code gives it a
+buffer; flushes that run only while a debug, verbosity or trace setting is on
+(`if (verbose)`, `#ifdef SQLITE_DEBUG`: traces flushed so they survive a
+crash); and whatever mmaplint does not count as per iteration (README: loops
+that wait, run a handful of times, or reach the call once per batch). A test
+harness that flushes a progress line per test case in a loop over a list of
+cases is still reported like a record loop: mmaplint cannot tell a test case
+from a record; ignore such files with `per-file-ignores`.
 
 ## Why is this bad?
 A stdio buffer exists to turn many small records into few large `write()`

@@ -208,3 +208,13 @@ def test_line_endings_give_the_same_spans(tmp_path: Path, newline: str) -> None:
 def test_callee_name_split_by_a_line_splice(tmp_path: Path) -> None:
     facts = parse(tmp_path, "#include <sys/mman.h>\nvoid f(void *p) { ms\\\nync(p, 1, MS_SYNC); }\n")
     assert [(call.callee, call.macro, call.span.line) for call in facts.calls] == [("msync", None, 2)]
+
+
+def test_loop_conditions_and_guards(tmp_path: Path) -> None:
+    facts = parse(tmp_path, "void g(void); void k(void);\n"
+                            "void f(int argc, int n) {\n  for (int i = 1; i < argc; i++) g();\n"
+                            "  for (;; n++) { if (n % 8 == 0) { k(); } else g(); }\n"
+                            "  while (n-- > 0) g();\n  do g(); while (n < 3);\n}\n")
+    assert [loop.condition.text if loop.condition else None for loop in facts.loops] == [
+        "i < argc", None, "n-- > 0", "n < 3"]
+    assert [(g.condition.text, g.span.line, g.preprocessor) for g in facts.guards] == [("n % 8 == 0", 4, False)]

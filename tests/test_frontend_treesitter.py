@@ -323,6 +323,36 @@ def test_if_zero_blocks_are_not_read_but_their_else_is():
     assert facts.loops == ()
 
 
+def test_groups_for_other_systems_are_dropped_as_a_linux_compiler_drops_them():
+    facts = read("void f(void) {\n#ifdef _WIN32\n  a();\n#else\n  b();\n#endif\n"
+                 "#if defined(__APPLE__) && HAVE_X\n  c();\n#elif FEATURE\n  d();\n#endif\n"
+                 "#ifndef __linux__\n  e();\n#else\n  g();\n#endif\n"
+                 "#if !defined(_MSC_VER) || FEATURE\n  h();\n#endif\n}\n")
+    assert [c.callee for c in facts.calls] == ["b", "d", "g", "h"]
+
+
+def test_ifdef_after_the_files_own_undef_is_dropped_and_before_it_is_not():
+    facts = read("#ifdef TRACE\nvoid early(void) { a(); }\n#endif\n#undef TRACE\n"
+                 "#ifdef TRACE\nvoid late(void) { b(); }\n#endif\n")
+    assert [c.callee for c in facts.calls] == ["a"]
+
+
+def test_groups_that_depend_on_the_build_are_guards_with_their_condition():
+    facts = read("#ifdef SQLITE_DEBUG\nvoid dump(void) { for (;;) fflush(stdout); }\n#endif\n"
+                 "void f(int verbose, int i) {\n  if (verbose) {\n    g();\n  } else {\n    h();\n  }\n"
+                 "  if (i % 8 == 0) k();\n  if (i) m();\n}\n")
+    guards = sorted((g.condition.text, g.preprocessor, g.span.line, g.span.end_line) for g in facts.guards)
+    # `if (i) m();` can neither batch nor switch on a trace: not kept as a fact
+    assert guards == [("SQLITE_DEBUG", True, 1, 3), ("i % 8 == 0", False, 10, 10), ("verbose", False, 5, 7)]
+
+
+def test_loops_keep_their_condition():
+    facts = read("void f(int argc, int n) {\n  for (int i = 1; i < argc; i++) a();\n"
+                 "  while (n-- > 0) b();\n  do c(); while (n < 3);\n  for (;;) d();\n}\n")
+    assert [loop.condition.text if loop.condition else None for loop in facts.loops] == [
+        "i < argc", "n-- > 0", "n < 3", None]
+
+
 def test_a_definition_decorated_by_an_unknown_function_like_macro_keeps_its_facts():
     facts = read("static void v_matchproto_(storage_init_f)\nsmp_mgt_init(struct stevedore *parent, int ac)\n"
                  "{\n    msync(p, 1, MS_SYNC);\n}\nvoid other(void) { g(); }\n")
