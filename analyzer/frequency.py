@@ -66,6 +66,13 @@ def handful(loop: Loop, constant: Callable[[Expr], int | None]) -> str | None:
     return None
 
 
+def endless(loop: Loop, constant: Callable[[Expr], int | None]) -> bool:
+    """`for (;;)` or `while (1)`: a loop left only by a break or a return."""
+    if loop.kind == "range-for":
+        return False
+    return loop.condition is None or bool(constant(loop.condition))
+
+
 def batch(condition: Expr, counts: Callable[[Expr], bool]) -> bool:
     """Whether a guard's condition holds only every N iterations: `i % N == 0`, or a counter
     compared with a bound, counted up by the loop and set back to 0 inside the guard

@@ -115,6 +115,7 @@ class Program:
         self._calls_in: dict[tuple[str, str | None], list[Call]] = defaultdict(list)
         self._assignments: dict[Key, list[Assignment]] = defaultdict(list)
         self._loops: dict[tuple[str, int], Loop] = {}
+        self._loops_in: dict[tuple[str, str | None], list[Loop]] = defaultdict(list)
         self._locals: dict[tuple[str, str], frozenset[str]] = {}
         self._guards: dict[tuple[str, str | None], list[Guard]] = defaultdict(list)
         self._hot: dict[bool, dict[tuple[str, str], tuple[Call, ...]]] = {}
@@ -127,6 +128,7 @@ class Program:
                 self._locals[(facts.path, fn.qualified)] = fn.locals
             for loop in facts.loops:
                 self._loops[(facts.path, loop.id)] = loop
+                self._loops_in[(facts.path, loop.function)].append(loop)
             for call in facts.calls:
                 self._calls_by_callee[call.callee].append(call)
                 self._calls_in[(facts.path, call.function)].append(call)
@@ -239,14 +241,16 @@ class Program:
         return found
 
     def batched(self, call: Call) -> bool:
-        """Whether a loop runs this call only every N iterations (`if (i % 64 == 0)`, or a
-        counter compared and reset), with the guard inside the call's innermost loop."""
-        candidates = [guard for guard in self._batch_guards.get((call.span.path, call.function), ())
-                      if _within(call.span, guard.span)]
-        if not candidates:
-            return False
+        """Whether a loop runs this call only once per batch: every N iterations (`if (i % 64
+        == 0)`, or a counter compared and reset, the guard inside the call's innermost loop),
+        or after an inner loop that drains its input (`for (;;) { ...; if (eof) break; }`)."""
         loop = self.loop(call.span.path, call.loops[-1]) if call.loops else None
-        for guard in candidates:
+        if loop is not None and self._after_draining(call, loop):
+            return True
+        for guard in self._batch_guards.get((call.span.path, call.function), ()):
+            if not _within(call.span, guard.span) or (loop is not None and not _within(guard.span, loop.span)):
+                continue
+
             def counts(counter: Expr, inside: Span = guard.span) -> bool:
                 """Counted up in the loop, set back to 0 in the guard: a batch counter."""
                 assignments = self.assignments_to(self.key(counter, call.span.path, call.function))
@@ -254,9 +258,17 @@ class Program:
                             for a in assignments)
                         and any(a.op == "=" and self.constant(a.value) == 0 and _within(a.span, inside)
                                 for a in assignments))
-            if (loop is None or _within(guard.span, loop.span)) and frequency.batch(guard.condition, counts):
+            if frequency.batch(guard.condition, counts):
                 return True
         return False
+
+    def _after_draining(self, call: Call, loop: Loop) -> bool:
+        """An endless inner loop (left by a break at the end of its input) runs before the
+        call in the same iteration: each iteration is a batch (mdb_load commits per database
+        of the dump after reading its records)."""
+        return any(inner.id not in call.loops and _within(inner.span, loop.span) and inner.span < call.span
+                   and frequency.endless(inner, self.constant)
+                   for inner in self._loops_in.get((call.span.path, call.function), ()))
 
     @cached_property
     def _batch_guards(self) -> dict[tuple[str, str | None], list[Guard]]:

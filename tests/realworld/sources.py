@@ -71,9 +71,12 @@ def _last_error(output: str) -> str:
 
 
 def _orig_tarballs(directory: Path) -> list[Path]:
-    """The upstream tarball (not component tarballs such as sqlite3's orig-www)."""
-    return sorted(p for p in directory.glob("*.orig.tar.*")
-                  if not p.name.endswith(".asc") and ".orig-" not in p.name)
+    """The upstream tarball (not component tarballs such as sqlite3's orig-www), or a native
+    package's only tarball (bonnie++_2.00a+nmu1.tar.gz, no .orig and no .debian one)."""
+    tarballs = [p for p in directory.glob("*.tar.*")
+                if not p.name.endswith(".asc") and ".orig-" not in p.name and ".debian.tar." not in p.name]
+    upstream = [p for p in tarballs if ".orig.tar." in p.name]
+    return sorted(upstream or tarballs)
 
 
 def fetch(package: str, cache: Path, apt: Apt) -> Source:
@@ -91,7 +94,7 @@ def fetch(package: str, cache: Path, apt: Apt) -> Source:
                 continue
             tarballs = _orig_tarballs(downloads)
         if tarballs:
-            version = tarballs[0].name.split("_", 1)[1].split(".orig.tar")[0]
+            version = tarballs[0].name.split("_", 1)[1].split(".orig.tar")[0].split(".tar.")[0]
             return Source(package, version, suite, _unpack(tarballs[0], cache / "src" / package))
         failures.append(f"{package}/{suite}: no upstream tarball")
     raise FetchError("; ".join(failures))
