@@ -141,6 +141,7 @@ class Guard:
     span: Span                # the guarded code
     function: str | None
     preprocessor: bool = False
+    leaves: bool = False      # the guarded code ends in a return or goto: in a loop, it runs once per loop run
 
 
 @dataclass(frozen=True)

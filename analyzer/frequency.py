@@ -30,8 +30,9 @@ WAITS = frozenset({
 
 
 def relevant_guards(guards: list[Guard], calls: list[Call]) -> tuple[Guard, ...]:
-    """The guards worth keeping as facts: those around a call whose condition can batch or
-    switch on a trace, and those around a call that ends the process or waits.  A big file has
+    """The guards worth keeping as facts: those around a call that leave the loop or the
+    function, or whose condition can batch or switch on a trace, and those around a call that
+    ends the process or waits.  A big file has
     thousands of `if (rc) goto fail;`; sending them all between processes costs a quarter
     of a tree-sitter run."""
     starts = sorted((c.span.path, c.span.line, c.span.column) for c in calls)
@@ -44,7 +45,7 @@ def relevant_guards(guards: list[Guard], calls: list[Call]) -> tuple[Guard, ...]
 
     return tuple(guard for guard in guards
                  if encloses(guard.span, stops)
-                 or ((may_batch(guard.condition) or trace_switch(guard.condition))
+                 or ((guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition))
                      and encloses(guard.span, starts)))
 
 

@@ -262,6 +262,15 @@ class Program:
                 return True
         return False
 
+    def leaves_loop(self, call: Call) -> bool:
+        """Whether the call is on a way out of its innermost loop: in a branch that ends in a
+        return or goto (`if (rc) { close(db); return 1; }`), so it runs once per loop run."""
+        if not call.loops:
+            return False
+        loop = self.loop(call.span.path, call.loops[-1])
+        return any(guard.leaves and _within(guard.span, loop.span)
+                   for guard in self.guards_of(call.span, call.function))
+
     def _after_draining(self, call: Call, loop: Loop) -> bool:
         """An endless inner loop (left by a break at the end of its input) runs before the
         call in the same iteration: each iteration is a batch (mdb_load commits per database
@@ -322,7 +331,7 @@ class Program:
         queue: deque[tuple[str, str]] = deque()
         for calls in self._calls_in.values():
             for call in calls:
-                if (self._hot_loop(call.span.path, call.loops) is not None
+                if (self._hot_loop(call.span.path, call.loops) is not None and not self.leaves_loop(call)
                         and not (every_iteration and self.batched(call))):
                     self._mark_targets(call, (call,), hot, queue)
         while queue:
@@ -360,7 +369,7 @@ class Program:
         of `loops`, by default the call's own).  Not when a function on the way ends the
         process; with every_iteration (costs paid per call, not leaks), not when the loop runs
         the call only every N iterations."""
-        if every_iteration and self.batched(call):
+        if (every_iteration and self.batched(call)) or self.leaves_loop(call):
             return None
         hot = self.per_iteration(call.span.path, call.function, call.loops if loops is None else loops,
                                  every_iteration)

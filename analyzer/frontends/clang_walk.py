@@ -31,6 +31,8 @@ _FUNCTIONS = {kind.value for kind in (
 _CALLABLE = {_K.FUNCTION_DECL.value, _K.CXX_METHOD.value, _K.FUNCTION_TEMPLATE.value}
 _LOOP_KINDS = {_K.FOR_STMT.value: "for", _K.WHILE_STMT.value: "while", _K.DO_STMT.value: "do",
                _K.CXX_FOR_RANGE_STMT.value: "range-for"}
+# A branch ending in one of these leaves the loop it is in (a break may only leave a switch).
+_LEAVING = {_K.RETURN_STMT.value, _K.GOTO_STMT.value}
 _BREAK = 0   # CXChildVisit_Break: stop after a handler failed
 
 
@@ -248,7 +250,10 @@ class FactWalker:
         variable in place of the condition (built as an opaque expression)."""
         kids = [kid for kid in native.children(cursor) if kid._kind_id != _K.DECL_STMT.value]
         if len(kids) >= 2:
-            self.guards.append(Guard(self.exprs.build(kids[0]), self._span(kids[1]), self._function))
+            then = kids[1]
+            last = native.children(then)[-1:] if then._kind_id == _K.COMPOUND_STMT.value else [then]
+            leaves = bool(last) and last[0]._kind_id in _LEAVING
+            self.guards.append(Guard(self.exprs.build(kids[0]), self._span(then), self._function, leaves=leaves))
         return native.RECURSE
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:

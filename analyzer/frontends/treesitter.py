@@ -72,6 +72,18 @@ def _without_disabled_code(source: bytes, captures: dict[str, list[Node]]) -> tu
     return captures, conditional
 
 
+# A branch ending in one of these leaves the loop it is in (a break may only leave a switch).
+_LEAVING = {"return_statement", "goto_statement"}
+
+
+def _leaves(body: Node) -> bool:
+    """Whether a branch ends in a return or a goto."""
+    if body.type == "compound_statement":
+        statements = [child for child in body.named_children if child.type != "comment"]
+        return bool(statements) and statements[-1].type in _LEAVING
+    return body.type in _LEAVING
+
+
 def _outside(ranges: list[tuple[int, int]]):
     """A test of whether a byte offset lies outside all these ranges (which may nest)."""
     merged: list[list[int]] = []
@@ -323,7 +335,8 @@ class _FileReader:
         for node in self.captures.get("guard", ()):
             condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
             if condition is not None:
-                guards.append(Guard(conv.expr(condition), self.span(body), self.function_at(node.start_byte)))
+                guards.append(Guard(conv.expr(condition), self.span(body), self.function_at(node.start_byte),
+                                    leaves=_leaves(body)))
         return guards
 
     def _comments(self) -> list[tuple[int, str]]:
