@@ -271,6 +271,13 @@ class Program:
         return any(guard.leaves and _within(guard.span, loop.span)
                    for guard in self.guards_of(call.span, call.function))
 
+    def after_own_loop(self, call: Call) -> bool:
+        """Whether the call's function runs a loop (not around the call) before reaching it: a
+        helper that does a batch of work, then syncs or flushes it once."""
+        return any(loop.id not in call.loops and loop.span < call.span
+                   and not _within(call.span, loop.span)
+                   for loop in self._loops_in.get((call.span.path, call.function), ()))
+
     def _after_draining(self, call: Call, loop: Loop) -> bool:
         """An endless inner loop (left by a break at the end of its input) runs before the
         call in the same iteration: each iteration is a batch (mdb_load commits per database

@@ -69,8 +69,8 @@ def check(program: Program):
         if hot is None or _closes_next(program, call):
             continue
         stream = call.arg(0).text if call.arg(0) is not None else "the stream"
-        if hot.chain and stream in TERMINAL_STREAMS:
-            continue    # a progress or trace line from a helper: for a reader, not per record
+        if hot.chain and (stream in TERMINAL_STREAMS or program.after_own_loop(call)):
+            continue    # a progress line from a helper, or a helper that flushes its batch once
         if stream == "stderr" and not _buffered(program, call):
             continue    # unbuffered already: the flush is a no-op
         if program.traced(call, hot):

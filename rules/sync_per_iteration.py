@@ -108,16 +108,9 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
                                    loops) != INVARIANT:
         return None
     hot = program.call_per_iteration(call, loops=loops)
-    if hot is not None and hot.chain and _after_a_write_loop(program, call):
-        return None     # the helper writes a batch, then syncs it once: the recommended shape
+    if hot is not None and hot.chain and program.after_own_loop(call):
+        return None     # the helper works through a batch, then syncs it once: the recommended shape
     return hot
-
-
-def _after_a_write_loop(program: Program, call: Call) -> bool:
-    """Whether the call's function writes in a loop before reaching the call."""
-    return any(w.function == call.function and w.span.path == call.span.path and w.loops
-               and not set(w.loops) & set(call.loops) and w.span < call.span
-               for w in program.calls(*WRITES))
 
 
 def _retries(program: Program, call: Call, loop_id: int) -> bool:
