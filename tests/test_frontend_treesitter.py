@@ -353,6 +353,17 @@ def test_loops_keep_their_condition():
         "i < argc", "n-- > 0", "n < 3", None]
 
 
+def test_a_decorated_definition_with_an_ifdef_in_its_body_keeps_its_facts():
+    # tree-sitter reads it as an old-style definition whose body ends at the #ifdef
+    facts = read("void v_matchproto_(storage_init_f)\nsmp_mgt_init(struct stevedore *parent, int ac)\n{\n"
+                 "\tint i;\n#ifdef HAVE_X\n\ti = personality(0);\n\tif (!(i & 1)) {\n\t\tg();\n\t}\n#endif\n"
+                 "\tftruncate(fd, size);\n}\nvoid other(void) { h(); }\n")
+    assert [(f.qualified, f.span.line, f.span.end_line) for f in facts.functions] == [
+        ("smp_mgt_init", 1, 12), ("other", 13, 13)]
+    assert [(c.callee, c.function) for c in facts.calls] == [
+        ("personality", "smp_mgt_init"), ("g", "smp_mgt_init"), ("ftruncate", "smp_mgt_init"), ("h", "other")]
+
+
 def test_a_definition_decorated_by_an_unknown_function_like_macro_keeps_its_facts():
     facts = read("static void v_matchproto_(storage_init_f)\nsmp_mgt_init(struct stevedore *parent, int ac)\n"
                  "{\n    msync(p, 1, MS_SYNC);\n}\nvoid other(void) { g(); }\n")

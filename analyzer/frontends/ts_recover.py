@@ -21,10 +21,14 @@ def recover(lang: Grammar, source: bytes, tree: Tree, captures: dict[str, list[N
     captures of its pieces parsed separately."""
     replaced: list[tuple[int, int, list[Tree]]] = []
     try:
-        for node in _broken_items(tree.root_node):
-            trees = _item_trees(lang, source, node, line_starts)
+        reached = 0     # a retried definition may take in the broken items after it
+        for node in sorted(_broken_items(tree.root_node), key=lambda item: item.start_byte):
+            if node.start_byte < reached:
+                continue
+            trees, end = _item_trees(lang, source, node, line_starts)
             if trees:
-                replaced.append((node.start_byte, node.end_byte, trees))
+                replaced.append((node.start_byte, end, trees))
+                reached = end
         if not replaced:
             return captures
         replaced.sort(key=lambda item: item[0])
@@ -43,21 +47,25 @@ def recover(lang: Grammar, source: bytes, tree: Tree, captures: dict[str, list[N
     return merged
 
 
-def _item_trees(lang: Grammar, source: bytes, node: Node, line_starts: list[int]) -> list[Tree] | None:
-    """New trees for one broken item: its pieces between top-level `}` lines, each parsed on
-    its own; or, for an item that is one definition, the definition without a decoration
-    macro.  None when nothing better than the item as parsed can be had."""
+def _item_trees(lang: Grammar, source: bytes, node: Node, line_starts: list[int]) -> tuple[list[Tree] | None, int]:
+    """New trees for one broken item, and where the bytes they replace end: its pieces
+    between top-level `}` lines, each parsed on its own; or, for an item that is one
+    definition, the definition without a decoration macro.  No trees when nothing better
+    than the item as parsed can be had."""
     cuts = _cuts(source, node.start_byte, node.end_byte)
     if len(cuts) == 2:
         retry = _undecorated(lang, source, node, cuts[0], cuts[1], line_starts)
-        return [retry] if retry is not None else None
+        if retry is None:
+            retry = _undecorated_old_style(lang, source, node, line_starts)
+        return ([retry[0]], retry[1]) if retry is not None else (None, node.end_byte)
     trees = []
     for start, end in zip(cuts, cuts[1:]):
         piece = _parse_in_place(lang, source, [(start, end)], line_starts)
         if piece.root_node.has_error:
-            piece = _undecorated(lang, source, piece.root_node, start, end, line_starts) or piece
+            retry = _undecorated(lang, source, piece.root_node, start, end, line_starts)
+            piece = retry[0] if retry is not None else piece
         trees.append(piece)
-    return trees
+    return trees, node.end_byte
 
 
 def _parse_in_place(lang: Grammar, source: bytes, spans: list[tuple[int, int]],
@@ -69,7 +77,7 @@ def _parse_in_place(lang: Grammar, source: bytes, spans: list[tuple[int, int]],
 
 
 def _undecorated(lang: Grammar, source: bytes, broken: Node, start: int, end: int,
-                 line_starts: list[int]) -> Tree | None:
+                 line_starts: list[int]) -> tuple[Tree, int] | None:
     """A definition decorated by a function-like macro the file does not define
     (`static void v_matchproto_(storage_init_f) smp_mgt_init(...) {`) reads to tree-sitter as
     a call declarator followed by garbage.  Parsed again without the first such declarator, it
@@ -80,7 +88,27 @@ def _undecorated(lang: Grammar, source: bytes, broken: Node, start: int, end: in
         return None
     retry = _parse_in_place(lang, source, [(start, decoration.start_byte),
                                            (decoration.end_byte, end)], line_starts)
-    return None if retry.root_node.has_error else retry
+    return None if retry.root_node.has_error else (retry, end)
+
+
+def _undecorated_old_style(lang: Grammar, source: bytes, broken: Node,
+                           line_starts: list[int]) -> tuple[Tree, int] | None:
+    """The same decoration read another way: as an old-style (K&R) definition whose parameter
+    declarations begin with the real declarator (`smp_mgt_init(struct stevedore *parent)`),
+    its body cut short by the first `#ifdef` inside it.  Parsed again without the decoration,
+    up to the definition's closing `}` line, which may lie past the broken item."""
+    decoration = broken.child_by_field_name("declarator")
+    after = decoration.next_named_sibling if decoration is not None else None
+    if (broken.type != "function_definition" or decoration.type != "function_declarator"
+            or after is None or after.type != "declaration"):
+        return None
+    cuts = _cuts(source, broken.start_byte, len(source))
+    if len(cuts) < 2:
+        return None
+    end = cuts[1]
+    retry = _parse_in_place(lang, source, [(broken.start_byte, decoration.start_byte),
+                                           (decoration.end_byte, end)], line_starts)
+    return None if retry.root_node.has_error else (retry, end)
 
 
 def _walk(node: Node):
