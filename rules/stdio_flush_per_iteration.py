@@ -11,7 +11,9 @@ the stream's `fclose` (the close flushes anyway); `fflush(stdout)` or
 reader); `stderr`, unbuffered by the C standard, unless the code gives it a
 buffer; flushes that run only while a debug, verbosity or trace setting is on
 (`if (verbose)`, `#ifdef SQLITE_DEBUG`: traces flushed so they survive a
-crash); and whatever mmaplint does not count as per iteration (README: loops
+crash); a prompt, flushed before the same iteration reads the standard input;
+a helper that writes its batch in a loop, then flushes once; and whatever
+mmaplint does not count as per iteration (README: loops
 that wait, run a handful of times, or reach the call once per batch). A test
 harness that flushes a progress line per test case in a loop over a list of
 cases is still reported like a record loop: mmaplint cannot tell a test case
@@ -57,7 +59,10 @@ HELP = "let the stream buffer and flush once after the loop (or once per batch)"
 WRITES = {"fprintf": 0, "vfprintf": 0, "fwprintf": 0, "fputs": 1, "fputc": 1, "putc": 1,
           "fwrite": 3, "fputws": 1, "fputwc": 1, "putwc": 1, "fputs_unlocked": 1,
           "fputc_unlocked": 1, "putc_unlocked": 1, "fwrite_unlocked": 3}
-CALLEES = {"fflush", "fclose", "setvbuf", "setbuf"} | set(WRITES)
+# reads -> index of their stream or descriptor argument (None: they read stdin)
+READS = {"fgets": 2, "getline": 2, "getdelim": 3, "fgetc": 0, "getc": 0, "fscanf": 0, "fread": 3,
+         "read": 0, "getchar": None, "scanf": None, "gets": None}
+CALLEES = {"fflush", "fclose", "setvbuf", "setbuf"} | set(WRITES) | set(READS)
 TERMINAL_STREAMS = {"stdout", "stderr"}
 STANDARD_STREAMS = TERMINAL_STREAMS | {"stdin"}
 REPRODUCER = "corpus/fflush_per_record"
@@ -75,6 +80,8 @@ def check(program: Program):
             continue    # unbuffered already: the flush is a no-op
         if program.traced(call, hot):
             continue    # a trace switched on for debugging: flushed so it survives a crash
+        if _prompts(program, call):
+            continue    # a prompt shown before waiting for a person to type
         yield Hit(call.span,
                   f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related())
@@ -90,6 +97,22 @@ def check(program: Program):
                       f"{call.callee}() to a stream made unbuffered at line {made.span.line} runs "
                       f"{hot.describe()}: every write is its own write() system call",
                       related=(Related(made.span, "the stream is made unbuffered here"),) + hot.related())
+
+
+def _prompts(program: Program, flush) -> bool:
+    """Whether the standard input is read after the flush in the same iteration (a prompt,
+    then the wait for an answer; a do-while's condition comes after its body).  A filter
+    reading stdin in a while loop's condition reads before its flush, and stays reported."""
+    for read in program.calls(*READS):
+        if (read.function != flush.function or read.span.path != flush.span.path
+                or not flush.span < read.span or read.loops[:len(flush.loops)] != flush.loops):
+            continue
+        where = READS[read.callee]
+        source = read.arg(where) if where is not None else None
+        if where is None or (source is not None and (source.text in ("stdin", "STDIN_FILENO")
+                                                     or program.constant(source) == 0)):
+            return True
+    return False
 
 
 def _closes_next(program: Program, call) -> bool:
