@@ -135,7 +135,8 @@ class Assignment:
 class Guard:
     """Code that runs only when a condition holds: the then-branch of an `if`, or (tree-sitter,
     which reads every preprocessor group) an `#if`/`#ifdef` group.  Else-branches are not
-    guards: their condition is the negation, which no rule needs."""
+    guards: their condition is the negation, which no rule needs.  A condition whose text
+    cannot batch or switch on a trace (frequency.may_matter) is kept as OTHER, unbuilt."""
 
     condition: Expr
     span: Span                # the guarded code

@@ -29,6 +29,14 @@ WAITS = frozenset({
 })
 
 
+def may_matter(condition_text: str) -> bool:
+    """Whether a condition, judged by its source text, could batch or switch on a trace: the
+    frontends build expressions only for those (a big file has thousands of `if (rc)`)."""
+    text = condition_text.replace("->", ".").lower()
+    return ("%" in text or "==" in text or ">" in text
+            or any(word in text for word in ("debug", "dbg", "verbos", "trac")))
+
+
 def relevant_guards(guards: list[Guard], calls: list[Call]) -> tuple[Guard, ...]:
     """The guards worth keeping as facts: those around a call that leave the loop or the
     function, or whose condition can batch or switch on a trace, and those around a call that

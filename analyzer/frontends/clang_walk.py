@@ -15,8 +15,9 @@ from typing import Callable
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
-from ..facts import (IDENTIFIER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function, FrontendOptions,
-                     Guard, Loop, Span)
+from ..facts import (IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
+                     FrontendOptions, Guard, Loop, Span)
+from ..frequency import may_matter
 from . import clang_native as native
 from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
 
@@ -253,7 +254,9 @@ class FactWalker:
             then = kids[1]
             last = native.children(then)[-1:] if then._kind_id == _K.COMPOUND_STMT.value else [then]
             leaves = bool(last) and last[0]._kind_id in _LEAVING
-            self.guards.append(Guard(self.exprs.build(kids[0]), self._span(then), self._function, leaves=leaves))
+            text = self.exprs.cursor_text(kids[0])
+            condition = self.exprs.build(kids[0]) if may_matter(text) else Expr(OTHER, text)
+            self.guards.append(Guard(condition, self._span(then), self._function, leaves=leaves))
         return native.RECURSE
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:

@@ -14,9 +14,9 @@ from operator import itemgetter
 
 from tree_sitter import Node
 
-from ..facts import (IDENTIFIER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
+from ..facts import (IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
                      FrontendOptions, Function, Loop, Span)
-from ..frequency import relevant_guards
+from ..frequency import may_matter, relevant_guards
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
 from .ts_macros import Macros
@@ -335,8 +335,9 @@ class _FileReader:
         for node in self.captures.get("guard", ()):
             condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
             if condition is not None:
-                guards.append(Guard(conv.expr(condition), self.span(body), self.function_at(node.start_byte),
-                                    leaves=_leaves(body)))
+                spelled = conv.text(condition)
+                guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, spelled),
+                                    self.span(body), self.function_at(node.start_byte), leaves=_leaves(body)))
         return guards
 
     def _comments(self) -> list[tuple[int, str]]:
