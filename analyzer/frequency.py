@@ -82,11 +82,12 @@ def endless(loop: Loop, constant: Callable[[Expr], int | None]) -> bool:
     return loop.condition is None or bool(constant(loop.condition))
 
 
-def batch(condition: Expr, counts: Callable[[Expr], bool]) -> bool:
-    """Whether a guard's condition holds only every N iterations: `i % N == 0`, or a counter
-    compared with a bound, counted up by the loop and set back to 0 inside the guard
-    (`if (++n == 100) { ...; n = 0; }`)."""
-    if any(node.kind == BINARY and node.op == "%" for node in condition.walk()):
+def batch(condition: Expr, counts: Callable[[Expr], bool], may_be_one: Callable[[Expr], bool]) -> bool:
+    """Whether a guard's condition holds only every N iterations: `i % N == 0` (N not
+    possibly 1: `every = bad ? 1 : batch` makes both), or a counter compared with a bound,
+    counted up by the loop and set back to 0 inside the guard (`if (++n == 100) { ...; n = 0; }`)."""
+    if any(node.kind == BINARY and node.op == "%" and not may_be_one(node.children[1])
+           for node in condition.walk()):
         return True
     return any(counts(counter) for counter in counters(condition))
 

@@ -258,9 +258,19 @@ class Program:
                             for a in assignments)
                         and any(a.op == "=" and self.constant(a.value) == 0 and _within(a.span, inside)
                                 for a in assignments))
-            if frequency.batch(guard.condition, counts):
+            if frequency.batch(guard.condition, counts, lambda n: self._may_be_one(n, call)):
                 return True
         return False
+
+    def _may_be_one(self, expr: Expr, call: Call) -> bool:
+        """Whether a batch size may be 1: the constant 1, or a variable given 1 somewhere
+        (directly or as a branch of `?:`)."""
+        if self.constant(expr) == 1:
+            return True
+        values = [strip(a.value) for a in self.assignments_to(self.key(expr, call.span.path, call.function))
+                  if a.op == "=" and a.value is not None]
+        return any(self.constant(v) == 1 or (v.kind == COND and 1 in map(self.constant, v.children[1:]))
+                   for v in values if v is not None)
 
     def leaves_loop(self, call: Call) -> bool:
         """Whether the call is on a way out of its innermost loop: in a branch that ends in a

@@ -1,9 +1,11 @@
 """Every corpus reproducer builds, runs both variants at tiny sizes and prints valid metrics for the
 same logical work; every manifest agrees with its program."""
 import json
+from pathlib import Path
 
 import pytest
 
+from mmaplint_cli import mmaplint
 from mmaplint.analyzer.confirm import ConfirmError, build, manifest, run
 from mmaplint.analyzer.confirm.metrics import REQUIRED
 from mmaplint.analyzer.registry import load_rules
@@ -21,6 +23,7 @@ TINY = {
     "fsync_per_record": ["--records", "20", "--batch", "8"],
 }
 ENTRIES = manifest.load_entries()
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 
 @pytest.fixture(scope="module")
@@ -118,3 +121,19 @@ def test_fsync_per_record_writes_one_record_per_call(compiled, tmp_path):
     if bad["syscw"] is None:
         pytest.skip("kernel without task I/O accounting")
     assert bad["syscw"] == fixed["syscw"] == 20
+
+
+# The reproducers whose bad variant is visible to static analysis (the others pick flags or
+# sizes from run-time options), with how many findings of their own rule each must get through
+# both frontends: fsync_per_record syncs through a helper and writes to an O_DSYNC descriptor.
+FLAGGED = {"msync_per_page": ("MML001", 2), "stdio_reopen": ("MML004", 1),
+           "fflush_per_record": ("MML005", 1), "fsync_per_record": ("MML009", 3)}
+
+
+@pytest.mark.parametrize("frontend", ["clang", "tree-sitter"])
+@pytest.mark.parametrize("name", sorted(FLAGGED))
+def test_reproducers_bad_code_is_reported_by_its_rule(name, frontend):
+    done = mmaplint("check", "--frontend", frontend, "--format", "json", name, cwd=CORPUS)
+    assert done.returncode == 1, done.stderr
+    rule, count = FLAGGED[name]
+    assert [f["rule"] for f in json.loads(done.stdout)["findings"]] == [rule] * count
