@@ -13,9 +13,11 @@ flush per file is the minimum), an EINTR retry loop around the call alone
 (its caller's loop still counts), the partial-write loop of a `write()` that
 writes the rest of one buffer (`left -= n`), `sync_file_range()` that only
 starts writeback (`SYNC_FILE_RANGE_WRITE`), writes to a second descriptor
-of the same file opened without the flag, and a sync in a helper the loop
-calls when that helper first writes in a loop of its own and then syncs once
-(it syncs a batch: the shape this rule recommends).
+of the same file opened without the flag, a sync in a helper the loop
+calls when that helper first works through a loop of its own and then syncs
+once (it syncs a batch: the shape this rule recommends), and the other batch
+and exit-path shapes the README lists (`if (n % 64 == 0)`, a reset counter, a
+branch that returns).
 
 ## Why is this bad?
 A flush waits for the device: the data, the metadata it needs and, on most
