@@ -26,6 +26,7 @@ WAITS = frozenset({
     "sleep", "usleep", "nanosleep", "clock_nanosleep", "poll", "ppoll", "select", "pselect",
     "epoll_wait", "epoll_pwait", "pthread_cond_wait", "pthread_cond_timedwait", "sem_wait",
     "sem_timedwait", "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
+    "sigwait", "sigwaitinfo", "sigtimedwait", "sigsuspend", "pause",
 })
 
 

@@ -33,7 +33,8 @@ MMAP_CALLS = {"mmap", "mmap64"}
 # A loop that calls one of these (or a function of the program that always calls one of the
 # waits) waits or parses options: it does not repeat I/O work fast enough for a per-iteration
 # cost to matter.
-NOT_HOT_LOOP_CALLS = frequency.WAITS | {"getopt", "getopt_long", "getopt_long_only"}
+NOT_HOT_LOOP_CALLS = frequency.WAITS | {"getopt", "getopt_long", "getopt_long_only",
+                                         "optparse", "optparse_long"}    # the single-header optparse
 MAX_CALL_DEPTH = 3
 # Calls whose result is a descriptor of a regular file; a mapping of a descriptor that comes
 # from anything else (memfd_create, io_uring_setup, socket, shm_open) is not file-backed.

@@ -16,7 +16,7 @@ from tree_sitter import Node
 
 from ..facts import (IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
                      FrontendOptions, Function, Loop, Span)
-from ..frequency import may_matter, relevant_guards
+from ..frequency import may_matter, relevant_guards, trace_switch
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
 from .ts_macros import Macros
@@ -179,7 +179,9 @@ class _FileReader:
         self.conditional = conditional
         self.lines = lines
         self.lang = lang
-        self.macros = Macros(lang, source, captures.get("macro", []))
+        tracing = [group for group in conditional if trace_switch(group.condition)]
+        self.macros = Macros(lang, source, captures.get("macro", []),
+                             lambda node: any(g.start <= node.start_byte < g.end for g in tracing))
         self.seq = count()
         self.loop_records: list[_LoopRecord] = []
         self.pending_calls: list[tuple] = []

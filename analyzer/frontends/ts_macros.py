@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Callable
 
 from tree_sitter import Node
 
@@ -39,17 +40,23 @@ class Macro:
 
 
 class Macros:
-    """The file's function-like macro definitions by name (the first one wins
-    when `#if` branches define a macro twice)."""
+    """The file's function-like macro definitions by name.  When `#if` branches define a
+    macro twice, the first wins, except that a definition for a debug or trace build
+    (`#ifdef RAX_DEBUG_MSG`) gives way to one for the ordinary build."""
 
-    def __init__(self, grammar: Grammar, source: bytes, definitions: list[Node]) -> None:
+    def __init__(self, grammar: Grammar, source: bytes, definitions: list[Node],
+                 for_tracing: Callable[[Node], bool] = lambda node: False) -> None:
         self._grammar = grammar
         self._source = source
         self._definitions: dict[str, Node] = {}
         for node in definitions:
             name = node.child_by_field_name("name")
-            if name is not None:
-                self._definitions.setdefault(text(source, name), node)
+            if name is None:
+                continue
+            spelled = text(source, name)
+            kept = self._definitions.get(spelled)
+            if kept is None or (for_tracing(kept) and not for_tracing(node)):
+                self._definitions[spelled] = node
         self._parsed: dict[str, Macro] = {}
 
     def __contains__(self, name: str) -> bool:

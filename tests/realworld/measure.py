@@ -28,7 +28,7 @@ from sources import Apt, FetchError, fetch
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CACHE = Path.home() / ".cache" / "mmaplint-realworld"
-PACKAGES = ("fio", "lmdb", "stress-ng", "sqlite3", "varnish", "tokyocabinet", "bonnie++", "gdbm")
+PACKAGES = ("fio", "lmdb", "stress-ng", "sqlite3", "varnish", "tokyocabinet", "bonnie++", "gdbm", "rrdtool", "redis")
 # Builds that take a minute or two here; the database comes from bear.
 BUILDS = {"fio": (["./configure"], ["make"])}
 
