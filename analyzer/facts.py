@@ -142,7 +142,7 @@ class Guard:
     span: Span                # the guarded code
     function: str | None
     preprocessor: bool = False
-    leaves: bool = False      # the guarded code ends in a return or goto: in a loop, it runs once per loop run
+    leaves: bool = False      # ends in a return, a goto or a break out of its loop: runs once per loop run
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Callable
 
-from .facts import BINARY, IDENTIFIER, MEMBER, OTHER, UNARY, Call, Expr, Guard, Loop, strip
+from .facts import BINARY, IDENTIFIER, MEMBER, OTHER, UNARY, Assignment, Call, Expr, Guard, Loop, strip
 
 # A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
 # few passes); workload loops are bounded by a size or a count read at run time.
@@ -31,19 +31,34 @@ WAITS = frozenset({
 
 
 def may_matter(condition_text: str) -> bool:
-    """Whether a condition, judged by its source text, could batch or switch on a trace: the
-    frontends build expressions only for those (a big file has thousands of `if (rc)`)."""
+    """Whether a condition, judged by its source text, could batch, switch on a trace or test
+    a once flag: the frontends build expressions only for those (a big file has thousands of
+    `if (rc < 0)`)."""
     text = condition_text.replace("->", ".").lower()
-    return ("%" in text or "==" in text or ">" in text
+    bare = text.strip("()! \t\n").replace(".", "_")
+    return ("%" in text or "==" in text or ">" in text or bare.isidentifier()
             or any(word in text for word in ("debug", "dbg", "verbos", "trac")))
 
 
-def relevant_guards(guards: list[Guard], calls: list[Call]) -> tuple[Guard, ...]:
+def relevant_guards(guards: list[Guard], calls: list[Call],
+                    assignments: list[Assignment] = ()) -> tuple[Guard, ...]:
     """The guards worth keeping as facts: those around a call that leave the loop or the
-    function, or whose condition can batch or switch on a trace, and those around a call that
-    ends the process or waits.  A big file has
-    thousands of `if (rc) goto fail;`; sending them all between processes costs a quarter
-    of a tree-sitter run."""
+    function, whose condition can batch or switch on a trace, or that run once (a flag the
+    guarded code turns off), and those around a call that ends the process or waits.  A big
+    file has thousands of `if (rc) goto fail;`; sending them all between processes costs a
+    quarter of a tree-sitter run."""
+    flags_set = {}
+    for a in assignments:
+        if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER):
+            flags_set.setdefault(a.target.op, []).append(a.span)
+
+    def runs_once(guard: Guard) -> bool:
+        flag = once_flag(guard.condition)
+        return flag is not None and any(
+            (guard.span.line, guard.span.column) <= (span.line, span.column)
+            and (span.end_line, span.end_column) <= (guard.span.end_line, guard.span.end_column)
+            for span in flags_set.get(flag[0], ()))
+
     starts = sorted((c.span.path, c.span.line, c.span.column) for c in calls)
     stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
                   if c.callee in PROCESS_ENDS or c.callee in WAITS)
@@ -54,18 +69,40 @@ def relevant_guards(guards: list[Guard], calls: list[Call]) -> tuple[Guard, ...]
 
     return tuple(guard for guard in guards
                  if encloses(guard.span, stops)
-                 or ((guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition))
-                     and encloses(guard.span, starts)))
+                 or ((guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition)
+                      or runs_once(guard)) and encloses(guard.span, starts)))
 
 
-def handful(loop: Loop, constant: Callable[[Expr], int | None]) -> str | None:
+def once_flag(condition: Expr) -> tuple[str, bool] | None:
+    """`!done` or `done == 0` (the flag, and False: the code runs while it is unset), or
+    `first` (the flag, and True): a guard that runs once if the guarded code flips the flag."""
+    condition = strip(condition)
+    if condition is None:
+        return None
+    if condition.kind == UNARY and condition.op == "!":
+        inner = strip(condition.children[0])
+        return (inner.op, False) if inner is not None and inner.kind in (IDENTIFIER, MEMBER) else None
+    if condition.kind == BINARY and condition.op == "==" and condition.children[1].value == 0:
+        inner = strip(condition.children[0])
+        return (inner.op, False) if inner is not None and inner.kind in (IDENTIFIER, MEMBER) else None
+    if condition.kind in (IDENTIFIER, MEMBER):
+        return condition.op, True
+    return None
+
+
+def handful(loop: Loop, constant: Callable[[Expr], int | None],
+            table: Callable[[Expr], bool] = lambda node: False) -> str | None:
     """Why a loop runs only a handful of times, or None: bounded by the command-line
-    arguments, by a small constant, or by the size of a table written in the source."""
+    arguments, by a small constant, or by a table written in the source (its size, or a
+    walk over it: `for (c = checks; c->fn; c++)`, `checks[i].fn`; `table` tells whether a
+    node of the condition walks one)."""
     condition = strip(loop.condition)
     if condition is None:
         return None
     if "argc" in condition.names():
         return "once per command-line argument"
+    if any(table(node) for node in condition.walk()):
+        return "once per entry of a table in the source"
     for comparison in _comparisons(condition, ("<", "<=", ">", ">=")):
         bound = comparison.children[1 if comparison.op in ("<", "<=") else 0]   # i < N, N > i
         value = constant(bound)

@@ -16,7 +16,7 @@ from . import constants, frequency
 from .expressions import address_base, constant, is_store_through_pointer
 from .findings import Related
 from .variation import Variation
-from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
+from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, OTHER, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Span, strip)
 
 # A variable's identity: ("local", path, function, name), ("global", name), or a struct field
@@ -227,7 +227,35 @@ class Program:
         one that runs a handful of times (per command-line argument, up to a small constant)."""
         callees = self._loop_callees.get((path, loop_id), set())
         return (not callees & NOT_HOT_LOOP_CALLS and not callees & self._wait_wrappers
-                and frequency.handful(self.loop(path, loop_id), self.constant) is None)
+                and frequency.handful(self.loop(path, loop_id), self.constant,
+                                      lambda name: self._walks_table(name, path, loop_id)) is None)
+
+    def _walks_table(self, node: Expr, path: str, loop_id: int) -> bool:
+        """Whether a node of a loop's condition walks a table written in the source (an array
+        initialised with a brace list at file scope): `table[i]` with a varying index, or a
+        pointer set to the table (`c = checks; c->fn; c++`)."""
+        function = self.loop(path, loop_id).function
+        if node.kind == SUBSCRIPT:     # table[i], i counted (table[FIELD] only reads one entry)
+            counted = any(a.op in ("++", "--", "+=", "-=")
+                          for name in node.children[1].walk() if name.kind == IDENTIFIER
+                          for a in self.assignments_to(self.key(name, path, function)))
+            return counted and self._is_table(node.children[0], path, function)
+        if node.kind != IDENTIFIER:
+            return False
+        values = [strip(a.value) for a in self.assignments_to(self.key(node, path, function))
+                  if a.op == "=" and a.value is not None]
+        if len(values) != 1 or values[0] is None:
+            return False
+        base = values[0]
+        if base.kind == UNARY and base.op == "&" and strip(base.children[0]).kind == SUBSCRIPT:
+            base = strip(base.children[0]).children[0]
+        return self._is_table(base, path, function)
+
+    def _is_table(self, name: Expr, path: str, function: str | None) -> bool:
+        key = self.key(name, path, function)
+        values = [a.value for a in self.assignments_to(key) if a.op == "=" and a.value is not None]
+        return (key is not None and key[0] == "global" and len(values) == 1
+                and values[0].kind == OTHER and values[0].text.startswith("{"))
 
     # -- guards -----------------------------------------------------------------------------
 
@@ -275,7 +303,7 @@ class Program:
 
     def leaves_loop(self, call: Call) -> bool:
         """Whether the call is on a way out of its innermost loop: in a branch that ends in a
-        return or goto (`if (rc) { close(db); return 1; }`), so it runs once per loop run."""
+        return, goto or break (`if (rc) { close(db); return 1; }`), so it runs once per loop run."""
         if not call.loops:
             return False
         loop = self.loop(call.span.path, call.loops[-1])
@@ -392,9 +420,29 @@ class Program:
         hot = self.per_iteration(call.span.path, call.function, call.loops if loops is None else loops,
                                  every_iteration)
         if hot is None or any(self.ends_process(c.span.path, c.function) for c in hot.chain[1:]) \
-                or (hot.chain and self.ends_process(call.span.path, call.function)):
+                or (hot.chain and self.ends_process(call.span.path, call.function)) \
+                or any(self.runs_once(c) for c in (*hot.chain, call)):
             return None
         return hot
+
+    def runs_once(self, call: Call) -> bool:
+        """Whether the call is guarded by a flag the guarded code flips (`if (!seeded) { ...;
+        seeded = 1; }`, `if (first) { ...; first = 0; }`): it runs once.  In a loop, the
+        guard must be inside the loop (a guard around the loop says nothing of its iterations)."""
+        loop = self.loop(call.span.path, call.loops[-1]) if call.loops else None
+        for guard in self.guards_of(call.span, call.function):
+            flag = frequency.once_flag(guard.condition) if not guard.preprocessor else None
+            if flag is None or (loop is not None and not _within(guard.span, loop.span)):
+                continue
+            runs_while_set = flag[1]
+            target = strip(guard.condition)
+            while target.kind in (UNARY, BINARY):
+                target = strip(target.children[0])
+            for a in self.assignments_to(self.key(target, call.span.path, call.function)):
+                value = self.constant(a.value) if a.op == "=" else None
+                if value is not None and _within(a.span, guard.span) and (value == 0) == runs_while_set:
+                    return True
+        return False
 
     # -- flags ------------------------------------------------------------------------------
 

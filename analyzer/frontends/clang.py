@@ -95,7 +95,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         calls=tuple(walker.calls),
         assignments=tuple(walker.assignments),
         field_bindings=tuple(walker.field_bindings),
-        guards=relevant_guards(walker.guards, walker.calls),
+        guards=relevant_guards(walker.guards, walker.calls, walker.assignments),
         comments=tuple(_comments(tu, path, source)),
         lines=_line_count(source),
     )

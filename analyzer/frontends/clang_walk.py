@@ -32,7 +32,7 @@ _FUNCTIONS = {kind.value for kind in (
 _CALLABLE = {_K.FUNCTION_DECL.value, _K.CXX_METHOD.value, _K.FUNCTION_TEMPLATE.value}
 _LOOP_KINDS = {_K.FOR_STMT.value: "for", _K.WHILE_STMT.value: "while", _K.DO_STMT.value: "do",
                _K.CXX_FOR_RANGE_STMT.value: "range-for"}
-# A branch ending in one of these leaves the loop it is in (a break may only leave a switch).
+# A branch ending in one of these leaves the loop it is in (a break, unless it leaves a switch).
 _LEAVING = {_K.RETURN_STMT.value, _K.GOTO_STMT.value}
 _BREAK = 0   # CXChildVisit_Break: stop after a handler failed
 
@@ -62,6 +62,7 @@ class FactWalker:
         self._function: str | None = None
         self._locals: set[str] = set()
         self._regions: list[_LoopRegion] = []
+        self._switches: list[tuple[int, int]] = []
         self._results: dict[int, Expr] = {}
         self._failure: BaseException | None = None
         self._visitor = native.Visitor(self._visit)
@@ -75,6 +76,7 @@ class FactWalker:
             _K.PARM_DECL.value: self._parameter,
             _K.INIT_LIST_EXPR.value: self._init_list,
             _K.IF_STMT.value: self._if,
+            _K.SWITCH_STMT.value: self._switch,
             **{kind: self._loop for kind in _LOOP_KINDS},
         }
 
@@ -104,7 +106,7 @@ class FactWalker:
     def _definition(self, cursor: Cursor) -> None:
         name = native.spelling(cursor)
         self._function = self._qualified(cursor, name)
-        self._locals, self._regions = set(), []
+        self._locals, self._regions, self._switches = set(), [], []
         self._walk_children(cursor)
         self.functions.append(Function(name, self._function, self._span(cursor), frozenset(self._locals)))
         self._function = None
@@ -228,6 +230,21 @@ class FactWalker:
                                self.exprs.build(condition) if condition is not None else None))
         return native.RECURSE
 
+    def _breaks_loop(self, statement: Cursor) -> bool:
+        """Whether a break at this statement leaves a loop: it is in one, and in no switch
+        inside that loop."""
+        offset = self._file.extent(statement)[0][2]
+        loops = [region for region in self._regions if region.start <= offset < region.end]
+        if not loops:
+            return False
+        innermost = max(region.start for region in loops)
+        return not any(innermost <= start <= offset < end for start, end in self._switches)
+
+    def _switch(self, cursor: Cursor, _parent: Cursor) -> int:
+        start, end = self._file.extent(cursor)
+        self._switches.append((start[2], end[2]))
+        return native.RECURSE
+
     def _for_clauses(self, loop: Cursor, start: native.Position) -> tuple[int, int]:
         """The offsets just past the `;` that ends a for-loop's init clause and of the `;`
         that ends its condition, found by clang's lexer: children alone do not say which
@@ -253,7 +270,8 @@ class FactWalker:
         if len(kids) >= 2:
             then = kids[1]
             last = native.children(then)[-1:] if then._kind_id == _K.COMPOUND_STMT.value else [then]
-            leaves = bool(last) and last[0]._kind_id in _LEAVING
+            leaves = bool(last) and (last[0]._kind_id in _LEAVING or (
+                last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(cursor)))
             text = self.exprs.cursor_text(kids[0])
             condition = self.exprs.build(kids[0]) if may_matter(text) else Expr(OTHER, text)
             self.guards.append(Guard(condition, self._span(then), self._function, leaves=leaves))

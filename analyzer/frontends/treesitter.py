@@ -72,16 +72,34 @@ def _without_disabled_code(source: bytes, captures: dict[str, list[Node]]) -> tu
     return captures, conditional
 
 
-# A branch ending in one of these leaves the loop it is in (a break may only leave a switch).
+# A branch ending in one of these leaves the loop it is in (a break, unless it leaves a switch).
 _LEAVING = {"return_statement", "goto_statement"}
+_LOOPS = {"for_statement", "while_statement", "do_statement", "for_range_loop"}
 
 
 def _leaves(body: Node) -> bool:
-    """Whether a branch ends in a return or a goto."""
+    """Whether a branch ends in a return, a goto, or a break out of a loop."""
+    last = body
     if body.type == "compound_statement":
         statements = [child for child in body.named_children if child.type != "comment"]
-        return bool(statements) and statements[-1].type in _LEAVING
-    return body.type in _LEAVING
+        if not statements:
+            return False
+        last = statements[-1]
+    if last.type == "break_statement":
+        return _breaks_loop(body)
+    return last.type in _LEAVING
+
+
+def _breaks_loop(node: Node) -> bool:
+    """Whether a break here leaves a loop: the nearest enclosing loop or switch is a loop."""
+    node = node.parent
+    while node is not None:
+        if node.type in _LOOPS:
+            return True
+        if node.type == "switch_statement" or node.type == "function_definition":
+            return False
+        node = node.parent
+    return False
 
 
 def _outside(ranges: list[tuple[int, int]]):
@@ -397,6 +415,6 @@ class _FileReader:
             path=self.path, frontend="tree-sitter", reason=reason, language=self.options.language,
             functions=tuple(self._functions()), loops=tuple(loops), calls=tuple(calls),
             assignments=tuple(assignments), field_bindings=tuple(self._field_bindings()),
-            guards=relevant_guards(self._guards(conv), calls),
+            guards=relevant_guards(self._guards(conv), calls, assignments),
             comments=tuple(self._comments()), lines=self.lines.count)
 

@@ -57,15 +57,45 @@ def _item_trees(lang: Grammar, source: bytes, node: Node, line_starts: list[int]
         retry = _undecorated(lang, source, node, cuts[0], cuts[1], line_starts)
         if retry is None:
             retry = _undecorated_old_style(lang, source, node, line_starts)
+        if retry is None:
+            retry = _without_directives(lang, source, cuts[0], cuts[1], line_starts)
         return ([retry[0]], retry[1]) if retry is not None else (None, node.end_byte)
     trees = []
     for start, end in zip(cuts, cuts[1:]):
         piece = _parse_in_place(lang, source, [(start, end)], line_starts)
         if piece.root_node.has_error:
-            retry = _undecorated(lang, source, piece.root_node, start, end, line_starts)
+            retry = (_undecorated(lang, source, piece.root_node, start, end, line_starts)
+                     or _without_directives(lang, source, start, end, line_starts))
             piece = retry[0] if retry is not None else piece
         trees.append(piece)
     return trees, node.end_byte
+
+
+def _without_directives(lang: Grammar, source: bytes, start: int, end: int,
+                        line_starts: list[int]) -> tuple[Tree, int] | None:
+    """The item parsed again with its preprocessor lines left out: tree-sitter cannot parse an
+    `#ifdef` inside an initializer (redis's table of system checks), and reads both branches
+    of it anyway.  Counts only when it parses cleanly."""
+    spans, kept_from = [], start
+    row = bisect_right(line_starts, start) - 1
+    continued = False
+    while row < len(line_starts) and line_starts[row] < end:
+        line_start = max(line_starts[row], start)
+        line_end = min(line_starts[row + 1] if row + 1 < len(line_starts) else len(source), end)
+        line = source[line_start:line_end]
+        directive = continued or line.lstrip().startswith(b"#")
+        continued = directive and line.rstrip(b"\r\n").endswith(b"\\")
+        if directive:
+            if kept_from < line_start:
+                spans.append((kept_from, line_start))
+            kept_from = line_end
+        row += 1
+    if not spans and kept_from == start:
+        return None     # no directive: nothing to retry
+    if kept_from < end:
+        spans.append((kept_from, end))
+    retry = _parse_in_place(lang, source, spans, line_starts)
+    return None if retry.root_node.has_error else (retry, end)
 
 
 def _parse_in_place(lang: Grammar, source: bytes, spans: list[tuple[int, int]],
