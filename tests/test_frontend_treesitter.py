@@ -364,6 +364,14 @@ def test_a_decorated_definition_with_an_ifdef_in_its_body_keeps_its_facts():
         ("personality", "smp_mgt_init"), ("g", "smp_mgt_init"), ("ftruncate", "smp_mgt_init"), ("h", "other")]
 
 
+def test_an_initializer_with_ifdef_lines_keeps_its_bindings_and_what_follows():
+    facts = read("struct check checks[] = {\n#ifdef __linux__\n    {.name = \"a\", .run = check_a},\n#endif\n"
+                 "    {.name = 0, .run = 0}\n};\nint run(void) {\n    return checks[0].run();\n}\n")
+    assert [(b.field, b.function) for b in facts.field_bindings] == [("run", "check_a")]
+    assert [a.target.op for a in facts.assignments] == ["checks"]
+    assert [f.qualified for f in facts.functions] == ["run"]
+
+
 def test_a_definition_decorated_by_an_unknown_function_like_macro_keeps_its_facts():
     facts = read("static void v_matchproto_(storage_init_f)\nsmp_mgt_init(struct stevedore *parent, int ac)\n"
                  "{\n    msync(p, 1, MS_SYNC);\n}\nvoid other(void) { g(); }\n")

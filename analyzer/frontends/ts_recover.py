@@ -57,8 +57,9 @@ def _item_trees(lang: Grammar, source: bytes, node: Node, line_starts: list[int]
         retry = _undecorated(lang, source, node, cuts[0], cuts[1], line_starts)
         if retry is None:
             retry = _undecorated_old_style(lang, source, node, line_starts)
-        if retry is None:
-            retry = _without_directives(lang, source, cuts[0], cuts[1], line_starts)
+        if retry is None:   # up to the item's closing `}` line, which an #ifdef may have cut off
+            closing = _cuts(source, node.start_byte, len(source))[1:2] or [cuts[1]]
+            retry = _without_directives(lang, source, cuts[0], max(cuts[1], closing[0]), line_starts)
         return ([retry[0]], retry[1]) if retry is not None else (None, node.end_byte)
     trees = []
     for start, end in zip(cuts, cuts[1:]):
@@ -71,10 +72,13 @@ def _item_trees(lang: Grammar, source: bytes, node: Node, line_starts: list[int]
     return trees, node.end_byte
 
 
+_CONDITIONALS = (b"if", b"elif", b"else", b"endif")     # and ifdef, ifndef, elifdef
+
+
 def _without_directives(lang: Grammar, source: bytes, start: int, end: int,
                         line_starts: list[int]) -> tuple[Tree, int] | None:
-    """The item parsed again with its preprocessor lines left out: tree-sitter cannot parse an
-    `#ifdef` inside an initializer (redis's table of system checks), and reads both branches
+    """The item parsed again with its conditional directive lines (`#ifdef`, `#endif`, ...)
+    left out: tree-sitter cannot parse an `#ifdef` inside an initializer (redis's table of system checks), and reads both branches
     of it anyway.  Counts only when it parses cleanly."""
     spans, kept_from = [], start
     row = bisect_right(line_starts, start) - 1
@@ -83,7 +87,8 @@ def _without_directives(lang: Grammar, source: bytes, start: int, end: int,
         line_start = max(line_starts[row], start)
         line_end = min(line_starts[row + 1] if row + 1 < len(line_starts) else len(source), end)
         line = source[line_start:line_end]
-        directive = continued or line.lstrip().startswith(b"#")
+        directive = continued or line.lstrip().lstrip(b"#").lstrip().startswith(_CONDITIONALS) \
+            and line.lstrip().startswith(b"#")
         continued = directive and line.rstrip(b"\r\n").endswith(b"\\")
         if directive:
             if kept_from < line_start:
