@@ -35,6 +35,11 @@ class Span:
     end_line: int
     end_column: int
 
+    def contains(self, other: "Span") -> bool:
+        """Whether the other range lies within this one (the path is not compared)."""
+        return ((self.line, self.column) <= (other.line, other.column)
+                and (other.end_line, other.end_column) <= (self.end_line, self.end_column))
+
 
 # Expression node kinds.  `op` carries the identifying string of each kind.
 INT = "int"            # integer literal; value set

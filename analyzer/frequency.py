@@ -1,9 +1,11 @@
-"""How often code in a loop really runs, read from conditions: loops that run a handful of
-times, code a loop runs only every N iterations, and code that runs only while a trace is on.
+"""How often code in a loop really runs, read from conditions and calls: loops that run a
+handful of times or wait, code a loop runs only every N iterations, once (a flag), or only
+while a trace is on, and which guards the frontends keep as facts for these questions.
 
 "Once per iteration" is only worth a finding when the loop repeats with the workload.  A
 loop over the command-line arguments, or up to a small constant, runs a handful of times;
 `if (n % 100 == 0) fsync(fd);` is the batching every rule recommends, not the pattern.
+program.py asks these questions of the whole program; the README lists the answers.
 """
 from __future__ import annotations
 
@@ -47,17 +49,14 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
     guarded code turns off), and those around a call that ends the process or waits.  A big
     file has thousands of `if (rc) goto fail;`; sending them all between processes costs a
     quarter of a tree-sitter run."""
-    flags_set = {}
+    flags_set: dict[str, list] = {}
     for a in assignments:
         if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER):
             flags_set.setdefault(a.target.op, []).append(a.span)
 
     def runs_once(guard: Guard) -> bool:
         flag = once_flag(guard.condition)
-        return flag is not None and any(
-            (guard.span.line, guard.span.column) <= (span.line, span.column)
-            and (span.end_line, span.end_column) <= (guard.span.end_line, guard.span.end_column)
-            for span in flags_set.get(flag[0], ()))
+        return flag is not None and any(guard.span.contains(span) for span in flags_set.get(flag[0].op, ()))
 
     starts = sorted((c.span.path, c.span.line, c.span.column) for c in calls)
     stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
@@ -73,21 +72,20 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
                       or runs_once(guard)) and encloses(guard.span, starts)))
 
 
-def once_flag(condition: Expr) -> tuple[str, bool] | None:
+def once_flag(condition: Expr) -> tuple[Expr, bool] | None:
     """`!done` or `done == 0` (the flag, and False: the code runs while it is unset), or
     `first` (the flag, and True): a guard that runs once if the guarded code flips the flag."""
     condition = strip(condition)
     if condition is None:
         return None
-    if condition.kind == UNARY and condition.op == "!":
-        inner = strip(condition.children[0])
-        return (inner.op, False) if inner is not None and inner.kind in (IDENTIFIER, MEMBER) else None
-    if condition.kind == BINARY and condition.op == "==" and condition.children[1].value == 0:
-        inner = strip(condition.children[0])
-        return (inner.op, False) if inner is not None and inner.kind in (IDENTIFIER, MEMBER) else None
     if condition.kind in (IDENTIFIER, MEMBER):
-        return condition.op, True
-    return None
+        return condition, True
+    unset = None
+    if condition.kind == UNARY and condition.op == "!":
+        unset = strip(condition.children[0])
+    elif condition.kind == BINARY and condition.op == "==" and condition.children[1].value == 0:
+        unset = strip(condition.children[0])
+    return (unset, False) if unset is not None and unset.kind in (IDENTIFIER, MEMBER) else None
 
 
 def handful(loop: Loop, constant: Callable[[Expr], int | None],

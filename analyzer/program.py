@@ -265,7 +265,7 @@ class Program:
         found = []
         for where in {function, None}:
             for guard in self._guards.get((span.path, where), ()):
-                if _within(span, guard.span):
+                if guard.span.contains(span):
                     found.append(guard)
         return found
 
@@ -277,15 +277,15 @@ class Program:
         if loop is not None and self._after_draining(call, loop):
             return True
         for guard in self._batch_guards.get((call.span.path, call.function), ()):
-            if not _within(call.span, guard.span) or (loop is not None and not _within(guard.span, loop.span)):
+            if not guard.span.contains(call.span) or (loop is not None and not loop.span.contains(guard.span)):
                 continue
 
             def counts(counter: Expr, inside: Span = guard.span) -> bool:
                 """Counted up in the loop, set back to 0 in the guard: a batch counter."""
                 assignments = self.assignments_to(self.key(counter, call.span.path, call.function))
-                return (any(a.op in ("++", "+=") and (loop is None or _within(a.span, loop.span))
+                return (any(a.op in ("++", "+=") and (loop is None or loop.span.contains(a.span))
                             for a in assignments)
-                        and any(a.op == "=" and self.constant(a.value) == 0 and _within(a.span, inside)
+                        and any(a.op == "=" and self.constant(a.value) == 0 and inside.contains(a.span)
                                 for a in assignments))
             if frequency.batch(guard.condition, counts, lambda n: self._may_be_one(n, call)):
                 return True
@@ -307,21 +307,21 @@ class Program:
         if not call.loops:
             return False
         loop = self.loop(call.span.path, call.loops[-1])
-        return any(guard.leaves and _within(guard.span, loop.span)
+        return any(guard.leaves and loop.span.contains(guard.span)
                    for guard in self.guards_of(call.span, call.function))
 
     def after_own_loop(self, call: Call) -> bool:
         """Whether the call's function runs a loop (not around the call) before reaching it: a
         helper that does a batch of work, then syncs or flushes it once."""
         return any(loop.id not in call.loops and loop.span < call.span
-                   and not _within(call.span, loop.span)
+                   and not loop.span.contains(call.span)
                    for loop in self._loops_in.get((call.span.path, call.function), ()))
 
     def _after_draining(self, call: Call, loop: Loop) -> bool:
         """An endless inner loop (left by a break at the end of its input) runs before the
         call in the same iteration: each iteration is a batch (mdb_load commits per database
         of the dump after reading its records)."""
-        return any(inner.id not in call.loops and _within(inner.span, loop.span) and inner.span < call.span
+        return any(inner.id not in call.loops and loop.span.contains(inner.span) and inner.span < call.span
                    and frequency.endless(inner, self.constant)
                    for inner in self._loops_in.get((call.span.path, call.function), ()))
 
@@ -432,15 +432,12 @@ class Program:
         loop = self.loop(call.span.path, call.loops[-1]) if call.loops else None
         for guard in self.guards_of(call.span, call.function):
             flag = frequency.once_flag(guard.condition) if not guard.preprocessor else None
-            if flag is None or (loop is not None and not _within(guard.span, loop.span)):
+            if flag is None or (loop is not None and not loop.span.contains(guard.span)):
                 continue
-            runs_while_set = flag[1]
-            target = strip(guard.condition)
-            while target.kind in (UNARY, BINARY):
-                target = strip(target.children[0])
+            target, runs_while_set = flag
             for a in self.assignments_to(self.key(target, call.span.path, call.function)):
                 value = self.constant(a.value) if a.op == "=" else None
-                if value is not None and _within(a.span, guard.span) and (value == 0) == runs_while_set:
+                if value is not None and guard.span.contains(a.span) and (value == 0) == runs_while_set:
                     return True
         return False
 
@@ -616,8 +613,3 @@ class Program:
         whose own change does not count (a mapping made afresh each iteration)."""
         outermost = self.loop(path, loops[0]).span if loops else None
         return Variation(self, path, function, outermost, anchors).of(expr, address)
-
-
-def _within(inner: Span, outer: Span) -> bool:
-    return ((outer.line, outer.column) <= (inner.line, inner.column)
-            and (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column))
