@@ -56,7 +56,8 @@ from mmaplint.analyzer.constants import SYNC_FILE_RANGE_FLAGS
 from mmaplint.analyzer.facts import BINARY, CALL, Call, Expr, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import INVARIANT
-from mmaplint.analyzer.program import HotPath, Program
+from mmaplint.analyzer.iteration import HotPath
+from mmaplint.analyzer.program import Program
 from mmaplint.analyzer.registry import Hit
 from mmaplint.rules.dsync_with_mmap import SYNC_FLAGS
 

@@ -1,0 +1,306 @@
+"""Executed per iteration: which loops repeat with the workload, the call chains that reach a
+function from them (across files, through function pointers), and the guards that make code
+run less often than its loop (frequency.py reads the conditions).  Program inherits this
+part; the facts it reads are Program's indexes."""
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from functools import cached_property
+
+from . import frequency
+from .facts import COND, IDENTIFIER, OTHER, SUBSCRIPT, UNARY, Call, Expr, Function, Guard, Loop, Span, strip
+from .findings import Related
+
+# A loop that calls one of these (or a function of the program that always calls one of the
+# waits) waits or parses options: it does not repeat I/O work fast enough for a per-iteration
+# cost to matter.
+NOT_HOT_LOOP_CALLS = frequency.WAITS | {"getopt", "getopt_long", "getopt_long_only",
+                                         "optparse", "optparse_long"}    # the single-header optparse
+MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
+
+
+@dataclass(frozen=True)
+class HotPath:
+    """Why a call runs once per iteration: the loop, and the calls leading from it (loop first)."""
+
+    loop: Loop
+    chain: tuple[Call, ...] = ()
+
+    def describe(self) -> str:
+        where = f"the {self.loop.kind} loop at line {self.loop.span.line}"
+        if self.chain:
+            path = " -> ".join(f"{c.callee}()" for c in self.chain)
+            where += f" of {self.loop.function or 'file scope'}() (through {path})"
+        return f"on every iteration of {where}"
+
+    def related(self) -> tuple[Related, ...]:
+        """The loop, then each call on the way from it (the chain code scanning shows)."""
+        items = [Related(self.loop.span, f"this {self.loop.kind} loop repeats it")]
+        for depth, call in enumerate(self.chain):
+            how = "called here on every iteration" if depth == 0 else "which calls it here"
+            items.append(Related(call.span, f"{call.callee}() {how}"))
+        return tuple(items)
+
+
+class Iteration:
+    """Program's answers to "is this executed per iteration?"."""
+
+    # -- executed per iteration ---------------------------------------------------------------
+
+    def resolve(self, call: Call) -> list[tuple[str, Function]]:
+        """The function definitions a call may run: same-file definitions first, and the
+        functions bound to a struct field when the call goes through one."""
+        defined = self._functions.get(call.callee, [])
+        if call.target is not None:     # the frontend knew which one (clang: C++ overloads, methods)
+            defined = [d for d in defined if d[1].qualified == call.target]
+        local = [d for d in defined if d[0] == call.span.path]
+        targets = local or list(defined)
+        if call.via_field:
+            for name in self._field_bindings.get(call.callee, ()):
+                targets.extend(d for d in self._functions.get(name, []) if d not in targets)
+        return targets
+
+    @cached_property
+    def _field_bindings(self) -> dict[str, set[str]]:
+        bound: dict[str, set[str]] = defaultdict(set)
+        for facts in self.files.values():
+            for b in facts.field_bindings:
+                bound[b.field].add(b.function)
+        for key, assignments in self._assignments.items():
+            if key[0] == "field":
+                for a in assignments:
+                    value = strip(a.value)
+                    if a.op == "=" and value is not None and value.kind == IDENTIFIER and value.op in self._functions:
+                        bound[key[-1]].add(value.op)
+        return bound
+
+    @cached_property
+    def _loop_callees(self) -> dict[tuple[str, int], set[str]]:
+        """What each loop calls in its own body (nested loops included)."""
+        callees: dict[tuple[str, int], set[str]] = defaultdict(set)
+        for calls in self._calls_in.values():
+            for call in calls:
+                for loop_id in call.loops:
+                    callees[(call.span.path, loop_id)].add(call.callee)
+        return callees
+
+    def repeats_work(self, path: str, loop_id: int) -> bool:
+        """Whether a loop is a hot loop: not paced by a sleep or a wait (a housekeeping or
+        progress loop, where per-iteration cost is noise), not an option-parsing loop, and not
+        one that runs a handful of times (per command-line argument, up to a small constant)."""
+        callees = self._loop_callees.get((path, loop_id), set())
+        return (not callees & NOT_HOT_LOOP_CALLS and not callees & self._wait_wrappers
+                and frequency.handful(self.loop(path, loop_id), self.constant,
+                                      lambda name: self._walks_table(name, path, loop_id)) is None)
+
+    def _walks_table(self, node: Expr, path: str, loop_id: int) -> bool:
+        """Whether a node of a loop's condition walks a table written in the source (an array
+        initialised with a brace list at file scope): `table[i]` with a varying index, or a
+        pointer set to the table (`c = checks; c->fn; c++`)."""
+        function = self.loop(path, loop_id).function
+        if node.kind == SUBSCRIPT:     # table[i], i counted (table[FIELD] only reads one entry)
+            counted = any(a.op in ("++", "--", "+=", "-=")
+                          for name in node.children[1].walk() if name.kind == IDENTIFIER
+                          for a in self.assignments_to(self.key(name, path, function)))
+            return counted and self._is_table(node.children[0], path, function)
+        if node.kind != IDENTIFIER:
+            return False
+        values = [strip(a.value) for a in self.assignments_to(self.key(node, path, function))
+                  if a.op == "=" and a.value is not None]
+        if len(values) != 1 or values[0] is None:
+            return False
+        base = values[0]
+        if base.kind == UNARY and base.op == "&" and strip(base.children[0]).kind == SUBSCRIPT:
+            base = strip(base.children[0]).children[0]
+        return self._is_table(base, path, function)
+
+    def _is_table(self, name: Expr, path: str, function: str | None) -> bool:
+        key = self.key(name, path, function)
+        values = [a.value for a in self.assignments_to(key) if a.op == "=" and a.value is not None]
+        return (key is not None and key[0] == "global" and len(values) == 1
+                and values[0].kind == OTHER and values[0].text.startswith("{"))
+
+    # -- guards -----------------------------------------------------------------------------
+
+    def guards_of(self, span: Span, function: str | None) -> list[Guard]:
+        """The guards code at this place runs under: its function's, and the preprocessor
+        groups around the function."""
+        found = []
+        for where in {function, None}:
+            for guard in self._guards.get((span.path, where), ()):
+                if guard.span.contains(span):
+                    found.append(guard)
+        return found
+
+    def batched(self, call: Call) -> bool:
+        """Whether a loop runs this call only once per batch: every N iterations (`if (i % 64
+        == 0)`, or a counter compared and reset, the guard inside the call's innermost loop),
+        or after an inner loop that drains its input (`for (;;) { ...; if (eof) break; }`)."""
+        loop = self.loop(call.span.path, call.loops[-1]) if call.loops else None
+        if loop is not None and self._after_draining(call, loop):
+            return True
+        for guard in self._batch_guards.get((call.span.path, call.function), ()):
+            if not guard.span.contains(call.span) or (loop is not None and not loop.span.contains(guard.span)):
+                continue
+
+            def counts(counter: Expr, inside: Span = guard.span) -> bool:
+                """Counted up in the loop, set back to 0 in the guard: a batch counter."""
+                assignments = self.assignments_to(self.key(counter, call.span.path, call.function))
+                return (any(a.op in ("++", "+=") and (loop is None or loop.span.contains(a.span))
+                            for a in assignments)
+                        and any(a.op == "=" and self.constant(a.value) == 0 and inside.contains(a.span)
+                                for a in assignments))
+            if frequency.batch(guard.condition, counts, lambda n: self._may_be_one(n, call)):
+                return True
+        return False
+
+    def _may_be_one(self, expr: Expr, call: Call) -> bool:
+        """Whether a batch size may be 1: the constant 1, or a variable given 1 somewhere
+        (directly or as a branch of `?:`)."""
+        if self.constant(expr) == 1:
+            return True
+        values = [strip(a.value) for a in self.assignments_to(self.key(expr, call.span.path, call.function))
+                  if a.op == "=" and a.value is not None]
+        return any(self.constant(v) == 1 or (v.kind == COND and 1 in map(self.constant, v.children[1:]))
+                   for v in values if v is not None)
+
+    def leaves_loop(self, call: Call) -> bool:
+        """Whether the call is on a way out of its innermost loop: in a branch that ends in a
+        return, goto or break (`if (rc) { close(db); return 1; }`), so it runs once per loop run."""
+        if not call.loops:
+            return False
+        loop = self.loop(call.span.path, call.loops[-1])
+        return any(guard.leaves and loop.span.contains(guard.span)
+                   for guard in self.guards_of(call.span, call.function))
+
+    def after_own_loop(self, call: Call) -> bool:
+        """Whether the call's function runs a loop (not around the call) before reaching it: a
+        helper that does a batch of work, then syncs or flushes it once."""
+        return any(loop.id not in call.loops and loop.span < call.span
+                   and not loop.span.contains(call.span)
+                   for loop in self._loops_in.get((call.span.path, call.function), ()))
+
+    def _after_draining(self, call: Call, loop: Loop) -> bool:
+        """An endless inner loop (left by a break at the end of its input) runs before the
+        call in the same iteration: each iteration is a batch (mdb_load commits per database
+        of the dump after reading its records)."""
+        return any(inner.id not in call.loops and loop.span.contains(inner.span) and inner.span < call.span
+                   and frequency.endless(inner, self.constant)
+                   for inner in self._loops_in.get((call.span.path, call.function), ()))
+
+    @cached_property
+    def _batch_guards(self) -> dict[tuple[str, str | None], list[Guard]]:
+        """Per function, the if-guards that may hold only every N iterations."""
+        return {where: [g for g in guards if not g.preprocessor and frequency.may_batch(g.condition)]
+                for where, guards in self._guards.items()}
+
+    def traced(self, call: Call, hot: "HotPath") -> bool:
+        """Whether the call, or a call on the way to it from the loop, runs only while a debug,
+        verbosity or trace setting is on (`if (verbose)`, `#ifdef SQLITE_DEBUG`)."""
+        return any(frequency.trace_switch(guard.condition)
+                   for step in (*hot.chain, call) for guard in self.guards_of(step.span, step.function))
+
+    def ends_process(self, path: str, function: str | None) -> bool:
+        """Whether a function ends the process whenever it runs: an exit() or abort() outside
+        any loop or if (an error reporter's last line)."""
+        return (path, function) in self._always_calling(frequency.PROCESS_ENDS)
+
+    @cached_property
+    def _wait_wrappers(self) -> set[str]:
+        """Functions of the program that always wait (varnish's VTIM_sleep calls nanosleep)."""
+        return {function.rsplit("::", 1)[-1] for _, function in self._always_calling(frequency.WAITS)}
+
+    def _always_calling(self, callees: frozenset[str]) -> set[tuple[str, str]]:
+        """The functions that call one of these whenever they run: outside loops and ifs."""
+        if callees not in self._always:
+            self._always[callees] = {
+                (call.span.path, call.function) for callee in callees for call in self.calls(callee)
+                if call.function is not None and not call.loops
+                and all(g.preprocessor for g in self.guards_of(call.span, call.function))}
+        return self._always[callees]
+
+    def _hot_loop(self, path: str, loops: tuple[int, ...]) -> Loop | None:
+        """The innermost of these loops, if it repeats work."""
+        if loops and self.repeats_work(path, loops[-1]):
+            return self.loop(path, loops[-1])
+        return None
+
+    def _hot_functions(self, every_iteration: bool) -> dict[tuple[str, str], tuple[Call, ...]]:
+        """Functions run once per iteration of some loop, with the shortest call chain from it
+        (with every_iteration, not through calls a loop makes only every N iterations).
+
+        Breadth-first from the calls that sit inside loops, so each chain is a shortest one and
+        recursion terminates.  Chains stop at MAX_CALL_DEPTH calls: fio's I/O loop reaches
+        its sync through td_io_queue, an engine's queue callback and do_io_u_sync; deeper, the
+        path from a loop usually crosses a dispatcher or a setup phase (fio's thread loop
+        reaches its option parser), and "per iteration" stops meaning "per operation"."""
+        if every_iteration in self._hot:
+            return self._hot[every_iteration]
+        hot: dict[tuple[str, str], tuple[Call, ...]] = {}
+        queue: deque[tuple[str, str]] = deque()
+        for calls in self._calls_in.values():
+            for call in calls:
+                if (self._hot_loop(call.span.path, call.loops) is not None and not self.leaves_loop(call)
+                        and not (every_iteration and self.batched(call))):
+                    self._mark_targets(call, (call,), hot, queue)
+        while queue:
+            fn = queue.popleft()
+            if len(hot[fn]) >= MAX_CALL_DEPTH:
+                continue
+            for call in self._calls_in.get(fn, ()):
+                if not (every_iteration and self.batched(call)):
+                    self._mark_targets(call, hot[fn] + (call,), hot, queue)
+        self._hot[every_iteration] = hot
+        return hot
+
+    def _mark_targets(self, call, chain, hot, queue) -> None:
+        for path, fn in self.resolve(call):
+            target = (path, fn.qualified)
+            if target not in hot:
+                hot[target] = chain
+                queue.append(target)
+
+    def per_iteration(self, span_path: str, function: str | None, loops: tuple[int, ...],
+                      every_iteration: bool = True) -> HotPath | None:
+        """Whether code at this place runs once per iteration of a loop, and through what."""
+        if loops:
+            loop = self._hot_loop(span_path, loops)
+            return HotPath(loop) if loop is not None else None
+        chain = self._hot_functions(every_iteration).get((span_path, function)) if function else None
+        if chain is None:
+            return None
+        first = chain[0]
+        return HotPath(self.loop(first.span.path, first.loops[-1]), chain)
+
+    def call_per_iteration(self, call: Call, every_iteration: bool = True,
+                           loops: tuple[int, ...] | None = None) -> HotPath | None:
+        """The loop (and call chain) that runs this call once per iteration (of the innermost
+        of `loops`, by default the call's own).  Not when a function on the way ends the
+        process; with every_iteration (costs paid per call, not leaks), not when the loop runs
+        the call only every N iterations."""
+        if (every_iteration and self.batched(call)) or self.leaves_loop(call):
+            return None
+        hot = self.per_iteration(call.span.path, call.function, call.loops if loops is None else loops,
+                                 every_iteration)
+        if hot is None or any(self.ends_process(c.span.path, c.function) for c in hot.chain[1:]) \
+                or (hot.chain and self.ends_process(call.span.path, call.function)) \
+                or any(self.runs_once(c) for c in (*hot.chain, call)):
+            return None
+        return hot
+
+    def runs_once(self, call: Call) -> bool:
+        """Whether the call is guarded by a flag the guarded code flips (`if (!seeded) { ...;
+        seeded = 1; }`, `if (first) { ...; first = 0; }`): it runs once.  In a loop, the
+        guard must be inside the loop (a guard around the loop says nothing of its iterations)."""
+        loop = self.loop(call.span.path, call.loops[-1]) if call.loops else None
+        for guard in self.guards_of(call.span, call.function):
+            flag = frequency.once_flag(guard.condition) if not guard.preprocessor else None
+            if flag is None or (loop is not None and not loop.span.contains(guard.span)):
+                continue
+            target, runs_while_set = flag
+            for a in self.assignments_to(self.key(target, call.span.path, call.function)):
+                value = self.constant(a.value) if a.op == "=" else None
+                if value is not None and guard.span.contains(a.span) and (value == 0) == runs_while_set:
+                    return True
+        return False
