@@ -6,10 +6,8 @@ function the loop calls), and stdio writes (`fprintf`, `fputs`, `fputc`,
 `putc`, `fwrite`, ...) executed per iteration on a stream that the code made
 unbuffered with `setvbuf(stream, NULL, _IONBF, 0)` or `setbuf(stream, NULL)`.
 Points at the `fflush`, or at the write. Not reported: a flush right before
-the stream's `fclose` (the close flushes anyway); `fflush(stdout)` or
-`fflush(stderr)` in a helper the loop calls (a progress or trace line for a
-reader); `stderr`, unbuffered by the C standard, unless the code gives it a
-buffer; flushes that run only while a debug, verbosity or trace setting is on
+the stream's `fclose` (the close flushes anyway); `stderr`, unbuffered by the
+C standard, unless the code gives it a buffer; flushes that run only while a debug, verbosity or trace setting is on
 (`if (verbose)`, `#ifdef SQLITE_DEBUG`: traces flushed so they survive a
 crash); a prompt, flushed before the same iteration reads the standard input;
 a helper that writes its batch in a loop, then flushes once; and whatever
@@ -63,8 +61,7 @@ WRITES = {"fprintf": 0, "vfprintf": 0, "fwprintf": 0, "fputs": 1, "fputc": 1, "p
 READS = {"fgets": 2, "getline": 2, "getdelim": 3, "fgetc": 0, "getc": 0, "fscanf": 0, "fread": 3,
          "read": 0, "getchar": None, "scanf": None, "gets": None}
 CALLEES = {"fflush", "fclose", "setvbuf", "setbuf"} | set(WRITES) | set(READS)
-TERMINAL_STREAMS = {"stdout", "stderr"}
-STANDARD_STREAMS = TERMINAL_STREAMS | {"stdin"}
+STANDARD_STREAMS = {"stdout", "stderr", "stdin"}
 REPRODUCER = "corpus/fflush_per_record"
 
 
@@ -74,8 +71,8 @@ def check(program: Program):
         if hot is None or _closes_next(program, call):
             continue
         stream = call.arg(0).text if call.arg(0) is not None else "the stream"
-        if hot.chain and (stream in TERMINAL_STREAMS or program.after_own_loop(call)):
-            continue    # a progress line from a helper, or a helper that flushes its batch once
+        if hot.chain and program.after_own_loop(call):
+            continue    # a helper that writes its batch in a loop, then flushes it once
         if stream == "stderr" and not _buffered(program, call):
             continue    # unbuffered already: the flush is a no-op
         if program.traced(call, hot):
