@@ -89,15 +89,17 @@ def once_flag(condition: Expr) -> tuple[Expr, bool] | None:
 
 
 def handful(loop: Loop, constant: Callable[[Expr], int | None],
-            table: Callable[[Expr], bool] = lambda node: False) -> str | None:
+            table: Callable[[Expr], bool] = lambda node: False,
+            counts_arguments: Callable[[Expr], bool] = lambda name: False) -> str | None:
     """Why a loop runs only a handful of times, or None: bounded by the command-line
-    arguments, by a small constant, or by a table written in the source (its size, or a
-    walk over it: `for (c = checks; c->fn; c++)`, `checks[i].fn`; `table` tells whether a
-    node of the condition walks one)."""
+    arguments (argc, or a count kept while reading them), by a small constant, or by a table
+    written in the source (its size, or a walk over it: `for (c = checks; c->fn; c++)`,
+    `checks[i].fn`; `table` tells whether a node of the condition walks one)."""
     condition = strip(loop.condition)
     if condition is None:
         return None
-    if "argc" in condition.names():
+    if "argc" in condition.names() or any(
+            node.kind == IDENTIFIER and counts_arguments(node) for node in condition.walk()):
         return "once per command-line argument"
     if any(table(node) for node in condition.walk()):
         return "once per entry of a table in the source"

@@ -18,6 +18,7 @@ from .findings import Related
 NOT_HOT_LOOP_CALLS = frequency.WAITS | {"getopt", "getopt_long", "getopt_long_only",
                                          "optparse", "optparse_long"}    # the single-header optparse
 MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
+_NO_CONDITION = Expr(OTHER, "")
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,17 @@ class Iteration:
         callees = self._loop_callees.get((path, loop_id), set())
         return (not callees & NOT_HOT_LOOP_CALLS and not callees & self._wait_wrappers
                 and frequency.handful(self.loop(path, loop_id), self.constant,
-                                      lambda name: self._walks_table(name, path, loop_id)) is None)
+                                      lambda node: self._walks_table(node, path, loop_id),
+                                      lambda name: self._counts_arguments(name, path, loop_id)) is None)
+
+    def _counts_arguments(self, name: Expr, path: str, loop_id: int) -> bool:
+        """Whether a variable counts command-line arguments: counted up only in loops over
+        argv (fuzzershell's nInFile++ for each input file named)."""
+        counted = [a for a in self.assignments_to(self.key(name, path, self.loop(path, loop_id).function))
+                   if a.op in ("++", "+=")]
+        return bool(counted) and all(
+            any("argc" in (self.loop(a.span.path, i).condition or _NO_CONDITION).names() for i in a.loops)
+            for a in counted)
 
     def _walks_table(self, node: Expr, path: str, loop_id: int) -> bool:
         """Whether a node of a loop's condition walks a table written in the source (an array
