@@ -9,7 +9,8 @@ descriptor opened with `O_SYNC` or `O_DSYNC` (in the `open()` flags, a flags
 variable, or `fcntl(F_SETFL)`), where every write is a flush. Points at the call.
 Not reported: a loop that syncs a different file each iteration (the
 descriptor is opened in the loop or taken from an array the loop walks: one
-flush per file is the minimum), an EINTR retry loop around the call alone
+flush per file is the minimum; an outer loop moving to the next directory does
+not count, an inner loop syncing that directory per file is reported), an EINTR retry loop around the call alone
 (its caller's loop still counts), the partial-write loop of a `write()` that
 writes the rest of one buffer (`left -= n`), `sync_file_range()` that only
 starts writeback (`SYNC_FILE_RANGE_WRITE`), writes to a second descriptor
@@ -107,8 +108,10 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     loops = call.loops
     while loops and _retries(program, call, loops[-1]):
         loops = loops[:-1]
+    # the same descriptor on every iteration of the loop that repeats the call (an outer loop
+    # moving to the next directory does not make each inner iteration sync another file)
     if loops and program.variation(_descriptor(call), call.span.path, call.function,
-                                   loops) != INVARIANT:
+                                   loops[-1:]) != INVARIANT:
         return None
     hot = program.call_per_iteration(call, loops=loops)
     if hot is not None and hot.chain and program.after_own_loop(call):
