@@ -50,13 +50,16 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
     file has thousands of `if (rc) goto fail;`; sending them all between processes costs a
     quarter of a tree-sitter run."""
     flags_set: dict[str, list] = {}
-    for a in assignments:
-        if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER):
-            flags_set.setdefault(a.target.op, []).append(a.span)
 
     def runs_once(guard: Guard) -> bool:
         flag = once_flag(guard.condition)
-        return flag is not None and any(guard.span.contains(span) for span in flags_set.get(flag[0].op, ()))
+        if flag is None:
+            return False
+        if not flags_set:       # built on the first guard that needs it
+            for a in assignments:
+                if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER):
+                    flags_set.setdefault(a.target.op, []).append(a.span)
+        return any(guard.span.contains(span) for span in flags_set.get(flag[0].op, ()))
 
     starts = sorted((c.span.path, c.span.line, c.span.column) for c in calls)
     stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
@@ -68,8 +71,8 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
 
     return tuple(guard for guard in guards
                  if encloses(guard.span, stops)
-                 or ((guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition)
-                      or runs_once(guard)) and encloses(guard.span, starts)))
+                 or (encloses(guard.span, starts) and (guard.leaves or may_batch(guard.condition)
+                                                       or trace_switch(guard.condition) or runs_once(guard))))
 
 
 def once_flag(condition: Expr) -> tuple[Expr, bool] | None:

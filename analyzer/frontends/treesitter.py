@@ -7,7 +7,7 @@ are looked up by byte ranges rather than by walking parents."""
 from __future__ import annotations
 
 import gc
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate, count
 from operator import itemgetter
@@ -349,12 +349,20 @@ class _FileReader:
         return bindings
 
     def _guards(self, conv: Converter) -> list[Guard]:
+        """The guards with a call inside (no question is asked of the others): preprocessor
+        groups, then the then-branches of ifs."""
+        calls = sorted(key[0] for key, *_ in self.pending_calls)
+
+        def has_call(start: int, end: int) -> bool:
+            first = bisect_left(calls, start)
+            return first < len(calls) and calls[first] < end
+
         guards = [Guard(group.condition, self.lines.span(self.path, group.start, group.end),
                         self.function_at(group.start), preprocessor=True)
-                  for group in self.conditional]
+                  for group in self.conditional if has_call(group.start, group.end)]
         for node in self.captures.get("guard", ()):
             condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
-            if condition is not None:
+            if condition is not None and has_call(body.start_byte, body.end_byte):
                 spelled = conv.text(condition)
                 guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, spelled),
                                     self.span(body), self.function_at(node.start_byte), leaves=_leaves(body)))

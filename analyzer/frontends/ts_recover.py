@@ -58,8 +58,8 @@ def _item_trees(lang: Grammar, source: bytes, node: Node, line_starts: list[int]
         if retry is None:
             retry = _undecorated_old_style(lang, source, node, line_starts)
         if retry is None:   # up to the item's closing `}` line, which an #ifdef may have cut off
-            closing = _cuts(source, node.start_byte, len(source))[1:2] or [cuts[1]]
-            retry = _without_directives(lang, source, cuts[0], max(cuts[1], closing[0]), line_starts)
+            retry = _without_directives(lang, source, cuts[0], max(cuts[1], _closing(source, node.start_byte)),
+                                        line_starts)
         return ([retry[0]], retry[1]) if retry is not None else (None, node.end_byte)
     trees = []
     for start, end in zip(cuts, cuts[1:]):
@@ -80,6 +80,8 @@ def _without_directives(lang: Grammar, source: bytes, start: int, end: int,
     """The item parsed again with its conditional directive lines (`#ifdef`, `#endif`, ...)
     left out: tree-sitter cannot parse an `#ifdef` inside an initializer (redis's table of system checks), and reads both branches
     of it anyway.  Counts only when it parses cleanly."""
+    if b"#" not in source[start:end]:
+        return None     # no directive: nothing to retry
     spans, kept_from = [], start
     row = bisect_right(line_starts, start) - 1
     continued = False
@@ -137,10 +139,7 @@ def _undecorated_old_style(lang: Grammar, source: bytes, broken: Node,
     if (broken.type != "function_definition" or decoration.type != "function_declarator"
             or after is None or after.type != "declaration"):
         return None
-    cuts = _cuts(source, broken.start_byte, len(source))
-    if len(cuts) < 2:
-        return None
-    end = cuts[1]
+    end = _closing(source, broken.start_byte)
     retry = _parse_in_place(lang, source, [(broken.start_byte, decoration.start_byte),
                                            (decoration.end_byte, end)], line_starts)
     return None if retry.root_node.has_error else (retry, end)
@@ -187,6 +186,14 @@ def _cuts(source: bytes, start: int, end: int) -> list[int]:
     if cuts[-1] < end:
         cuts.append(end)
     return cuts
+
+
+def _closing(source: bytes, start: int) -> int:
+    """The end of the first line after start that starts with `}` (a top-level definition's
+    conventional end), or the end of the file."""
+    pos = source.find(b"\n}", start)
+    line_end = source.find(b"\n", pos + 1) if pos >= 0 else -1
+    return line_end + 1 if line_end >= 0 else len(source)
 
 
 def _within(pos: int, starts: list[int], ends: list[int]) -> bool:
