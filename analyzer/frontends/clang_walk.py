@@ -10,6 +10,7 @@ chain kept for every cursor.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Callable
 
@@ -63,6 +64,7 @@ class FactWalker:
         self._locals: set[str] = set()
         self._regions: list[_LoopRegion] = []
         self._switches: list[tuple[int, int]] = []
+        self._ifs: list[tuple[Cursor, Cursor, Cursor]] = []
         self._results: dict[int, Expr] = {}
         self._failure: BaseException | None = None
         self._visitor = native.Visitor(self._visit)
@@ -106,8 +108,10 @@ class FactWalker:
     def _definition(self, cursor: Cursor) -> None:
         name = native.spelling(cursor)
         self._function = self._qualified(cursor, name)
-        self._locals, self._regions, self._switches = set(), [], []
+        self._locals, self._regions, self._switches, self._ifs = set(), [], [], []
+        first_call = len(self.calls)
         self._walk_children(cursor)
+        self._guards_of_ifs(self.calls[first_call:])
         self.functions.append(Function(name, self._function, self._span(cursor), frozenset(self._locals)))
         self._function = None
         self._regions = []
@@ -264,18 +268,29 @@ class FactWalker:
         return semicolons[0] + 1, semicolons[1]
 
     def _if(self, cursor: Cursor, _parent: Cursor) -> int:
-        """The then-branch is a guard.  C++ puts an init statement first, and a condition
-        variable in place of the condition (built as an opaque expression)."""
+        """The then-branch is a guard, made when the function is done (_guards_of_ifs).  C++
+        puts an init statement first, and a condition variable in place of the condition
+        (built as an opaque expression)."""
         kids = [kid for kid in native.children(cursor) if kid._kind_id != _K.DECL_STMT.value]
         if len(kids) >= 2:
-            then = kids[1]
+            self._ifs.append((cursor, kids[0], kids[1]))
+        return native.RECURSE
+
+    def _guards_of_ifs(self, calls: list[Call]) -> None:
+        """Guards for the function's ifs with a call in their then-branch: no question is asked
+        of the others, and building their conditions would cost ctypes calls for nothing."""
+        starts = sorted((call.span.line, call.span.column) for call in calls)
+        for statement, condition, then in self._ifs:
+            span = self._span(then)
+            first = bisect_left(starts, (span.line, span.column))
+            if first == len(starts) or starts[first] > (span.end_line, span.end_column):
+                continue
             last = native.children(then)[-1:] if then._kind_id == _K.COMPOUND_STMT.value else [then]
             leaves = bool(last) and (last[0]._kind_id in _LEAVING or (
-                last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(cursor)))
-            text = self.exprs.cursor_text(kids[0])
-            condition = self.exprs.build(kids[0]) if may_matter(text) else Expr(OTHER, text)
-            self.guards.append(Guard(condition, self._span(then), self._function, leaves=leaves))
-        return native.RECURSE
+                last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(statement)))
+            text = self.exprs.cursor_text(condition)
+            built = self.exprs.build(condition) if may_matter(text) else Expr(OTHER, text)
+            self.guards.append(Guard(built, span, self._function, leaves=leaves))
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:
         op = native.binary_operator(cursor)
