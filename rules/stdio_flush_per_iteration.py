@@ -15,8 +15,8 @@ batch in a loop, then flushes once; and whatever mmaplint does not count as
 per iteration (README: loops that wait, run a handful of times, or reach the
 call once per batch). A test harness that flushes a progress line per test
 case in a loop over a list of cases is still reported like a record loop:
-mmaplint cannot tell a test case from a record; ignore such files with `per-
-file-ignores`.
+mmaplint cannot tell a test case from a record; ignore such files with
+`per-file-ignores`.
 
 ## Why is this bad?
 A stdio buffer exists to turn many small records into few large `write()`
