@@ -101,8 +101,8 @@ def handful(loop: Loop, constant: Callable[[Expr], int | None],
     condition = strip(loop.condition)
     if condition is None:
         return None
-    if "argc" in condition.names() or any(
-            node.kind == IDENTIFIER and counts_arguments(node) for node in condition.walk()):
+    if over_arguments(loop) or any(node.kind == IDENTIFIER and counts_arguments(node)
+                                   for node in condition.walk()):
         return "once per command-line argument"
     if any(table(node) for node in condition.walk()):
         return "once per entry of a table in the source"
@@ -114,6 +114,11 @@ def handful(loop: Loop, constant: Callable[[Expr], int | None],
         if _table_size(bound):
             return "once per entry of a table in the source"
     return None
+
+
+def over_arguments(loop: Loop) -> bool:
+    """A loop over the command-line arguments: its condition names argc."""
+    return loop.condition is not None and "argc" in loop.condition.names()
 
 
 def endless(loop: Loop, constant: Callable[[Expr], int | None]) -> bool:

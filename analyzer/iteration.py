@@ -18,7 +18,6 @@ from .findings import Related
 NOT_HOT_LOOP_CALLS = frequency.WAITS | {"getopt", "getopt_long", "getopt_long_only",
                                          "optparse", "optparse_long"}    # the single-header optparse
 MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
-_NO_CONDITION = Expr(OTHER, "")
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class Iteration:
         counted = [a for a in self.assignments_to(self.key(name, path, self.loop(path, loop_id).function))
                    if a.op in ("++", "+=")]
         return bool(counted) and all(
-            any("argc" in (self.loop(a.span.path, i).condition or _NO_CONDITION).names() for i in a.loops)
+            any(frequency.over_arguments(self.loop(a.span.path, i)) for i in a.loops)
             for a in counted)
 
     def _walks_table(self, node: Expr, path: str, loop_id: int) -> bool:
