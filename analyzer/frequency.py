@@ -39,16 +39,17 @@ def may_matter(condition_text: str) -> bool:
     text = condition_text.replace("->", ".").lower()
     bare = text.strip("()! \t\n").replace(".", "_")
     return ("%" in text or "==" in text or ">" in text or bare.isidentifier()
-            or any(word in text for word in ("debug", "dbg", "verbos", "trac")))
+            or any(word in text for word in _TRACE_WORDS))
 
 
 def relevant_guards(guards: list[Guard], calls: list[Call],
                     assignments: list[Assignment] = ()) -> tuple[Guard, ...]:
-    """The guards worth keeping as facts: those around a call that leave the loop or the
-    function, whose condition can batch or switch on a trace, or that run once (a flag the
-    guarded code turns off), and those around a call that ends the process or waits.  A big
-    file has thousands of `if (rc) goto fail;`; sending them all between processes costs a
-    quarter of a tree-sitter run."""
+    """Of the guards with a call inside (the frontends make no others: building conditions
+    nobody asks about costs), those worth keeping as facts: the ones that leave the loop or
+    the function, whose condition can batch or switch on a trace, or that run once (a flag
+    the guarded code turns off), and those around a call that ends the process or waits.  A
+    big file has thousands of `if (rc) goto fail;`; sending them all between processes costs
+    a quarter of a tree-sitter run."""
     flags_set: dict[str, list] = {}
 
     def runs_once(guard: Guard) -> bool:
@@ -61,7 +62,6 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
                     flags_set.setdefault(a.target.op, []).append(a.span)
         return any(guard.span.contains(span) for span in flags_set.get(flag[0].op, ()))
 
-    starts = sorted((c.span.path, c.span.line, c.span.column) for c in calls)
     stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
                   if c.callee in PROCESS_ENDS or c.callee in WAITS)
 
@@ -71,8 +71,8 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
 
     return tuple(guard for guard in guards
                  if encloses(guard.span, stops)
-                 or (encloses(guard.span, starts) and (guard.leaves or may_batch(guard.condition)
-                                                       or trace_switch(guard.condition) or runs_once(guard))))
+                 or guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition)
+                 or runs_once(guard))
 
 
 def once_flag(condition: Expr) -> tuple[Expr, bool] | None:

@@ -88,12 +88,21 @@ class Iteration:
     def repeats_work(self, path: str, loop_id: int) -> bool:
         """Whether a loop is a hot loop: not paced by a sleep or a wait (a housekeeping or
         progress loop, where per-iteration cost is noise), not an option-parsing loop, and not
-        one that runs a handful of times (per command-line argument, up to a small constant)."""
-        callees = self._loop_callees.get((path, loop_id), set())
-        return (not callees & NOT_HOT_LOOP_CALLS and not callees & self._wait_wrappers
+        one that runs a handful of times (per command-line argument, up to a small constant).
+        Asked once per call in the loop: answered once per loop."""
+        answer = self._repeats.get((path, loop_id))
+        if answer is None:
+            callees = self._loop_callees.get((path, loop_id), set())
+            answer = self._repeats[(path, loop_id)] = (
+                not callees & NOT_HOT_LOOP_CALLS and not callees & self._wait_wrappers
                 and frequency.handful(self.loop(path, loop_id), self.constant,
                                       lambda node: self._walks_table(node, path, loop_id),
                                       lambda name: self._counts_arguments(name, path, loop_id)) is None)
+        return answer
+
+    @cached_property
+    def _repeats(self) -> dict[tuple[str, int], bool]:
+        return {}
 
     def _counts_arguments(self, name: Expr, path: str, loop_id: int) -> bool:
         """Whether a variable counts command-line arguments: counted up only in loops over
@@ -116,9 +125,8 @@ class Iteration:
             return counted and self._is_table(node.children[0], path, function)
         if node.kind != IDENTIFIER:
             return False
-        values = [strip(a.value) for a in self.assignments_to(self.key(node, path, function))
-                  if a.op == "=" and a.value is not None]
-        if len(values) != 1 or values[0] is None:
+        values = self.values_of(self.key(node, path, function))
+        if len(values) != 1:
             return False
         base = values[0]
         if base.kind == UNARY and base.op == "&" and strip(base.children[0]).kind == SUBSCRIPT:
@@ -127,11 +135,14 @@ class Iteration:
 
     def _is_table(self, name: Expr, path: str, function: str | None) -> bool:
         key = self.key(name, path, function)
-        values = [a.value for a in self.assignments_to(key) if a.op == "=" and a.value is not None]
+        values = self.values_of(key)
         return (key is not None and key[0] == "global" and len(values) == 1
                 and values[0].kind == OTHER and values[0].text.startswith("{"))
 
     # -- guards -----------------------------------------------------------------------------
+
+    def _innermost(self, call: Call) -> Loop | None:
+        return self.loop(call.span.path, call.loops[-1]) if call.loops else None
 
     def guards_of(self, span: Span, function: str | None) -> list[Guard]:
         """The guards code at this place runs under: its function's, and the preprocessor
@@ -147,7 +158,7 @@ class Iteration:
         """Whether a loop runs this call only once per batch: every N iterations (`if (i % 64
         == 0)`, or a counter compared and reset, the guard inside the call's innermost loop),
         or after an inner loop that drains its input (`for (;;) { ...; if (eof) break; }`)."""
-        loop = self.loop(call.span.path, call.loops[-1]) if call.loops else None
+        loop = self._innermost(call)
         if loop is not None and self._after_draining(call, loop):
             return True
         for guard in self._batch_guards.get((call.span.path, call.function), ()):
@@ -170,18 +181,14 @@ class Iteration:
         (directly or as a branch of `?:`)."""
         if self.constant(expr) == 1:
             return True
-        values = [strip(a.value) for a in self.assignments_to(self.key(expr, call.span.path, call.function))
-                  if a.op == "=" and a.value is not None]
         return any(self.constant(v) == 1 or (v.kind == COND and 1 in map(self.constant, v.children[1:]))
-                   for v in values if v is not None)
+                   for v in self.values_of(self.key(expr, call.span.path, call.function)))
 
     def leaves_loop(self, call: Call) -> bool:
         """Whether the call is on a way out of its innermost loop: in a branch that ends in a
         return, goto or break (`if (rc) { close(db); return 1; }`), so it runs once per loop run."""
-        if not call.loops:
-            return False
-        loop = self.loop(call.span.path, call.loops[-1])
-        return any(guard.leaves and loop.span.contains(guard.span)
+        loop = self._innermost(call)
+        return loop is not None and any(guard.leaves and loop.span.contains(guard.span)
                    for guard in self.guards_of(call.span, call.function))
 
     def after_own_loop(self, call: Call) -> bool:
@@ -214,7 +221,11 @@ class Iteration:
     def ends_process(self, path: str, function: str | None) -> bool:
         """Whether a function ends the process whenever it runs: an exit() or abort() outside
         any loop or if (an error reporter's last line)."""
-        return (path, function) in self._always_calling(frequency.PROCESS_ENDS)
+        return (path, function) in self._process_enders
+
+    @cached_property
+    def _process_enders(self) -> set[tuple[str, str]]:
+        return self._always_calling(frequency.PROCESS_ENDS)
 
     @cached_property
     def _wait_wrappers(self) -> set[str]:
@@ -223,12 +234,9 @@ class Iteration:
 
     def _always_calling(self, callees: frozenset[str]) -> set[tuple[str, str]]:
         """The functions that call one of these whenever they run: outside loops and ifs."""
-        if callees not in self._always:
-            self._always[callees] = {
-                (call.span.path, call.function) for callee in callees for call in self.calls(callee)
+        return {(call.span.path, call.function) for callee in callees for call in self.calls(callee)
                 if call.function is not None and not call.loops
                 and all(g.preprocessor for g in self.guards_of(call.span, call.function))}
-        return self._always[callees]
 
     def _hot_loop(self, path: str, loops: tuple[int, ...]) -> Loop | None:
         """The innermost of these loops, if it repeats work."""
@@ -263,6 +271,11 @@ class Iteration:
                     self._mark_targets(call, hot[fn] + (call,), hot, queue)
         self._hot[every_iteration] = hot
         return hot
+
+    @cached_property
+    def _hot(self) -> dict[bool, dict[tuple[str, str], tuple[Call, ...]]]:
+        """_hot_functions' answers, by every_iteration."""
+        return {}
 
     def _mark_targets(self, call, chain, hot, queue) -> None:
         for path, fn in self.resolve(call):
@@ -303,7 +316,7 @@ class Iteration:
         """Whether the call is guarded by a flag the guarded code flips (`if (!seeded) { ...;
         seeded = 1; }`, `if (first) { ...; first = 0; }`): it runs once.  In a loop, the
         guard must be inside the loop (a guard around the loop says nothing of its iterations)."""
-        loop = self.loop(call.span.path, call.loops[-1]) if call.loops else None
+        loop = self._innermost(call)
         for guard in self.guards_of(call.span, call.function):
             flag = frequency.once_flag(guard.condition) if not guard.preprocessor else None
             if flag is None or (loop is not None and not loop.span.contains(guard.span)):

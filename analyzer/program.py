@@ -90,8 +90,6 @@ class Program(Iteration):
         self._loops_in: dict[tuple[str, str | None], list[Loop]] = defaultdict(list)
         self._locals: dict[tuple[str, str], frozenset[str]] = {}
         self._guards: dict[tuple[str, str | None], list[Guard]] = defaultdict(list)
-        self._hot: dict[bool, dict[tuple[str, str], tuple[Call, ...]]] = {}
-        self._always: dict[frozenset[str], set[tuple[str, str]]] = {}
         for facts in self.files.values():
             for guard in facts.guards:
                 self._guards[(facts.path, guard.function)].append(guard)
@@ -141,6 +139,10 @@ class Program(Iteration):
 
     def assignments_to(self, key: Key | None) -> list[Assignment]:
         return self._assignments.get(key, []) if key is not None else []
+
+    def values_of(self, key: Key | None) -> list[Expr]:
+        """The values a variable is given with a plain `=` (declarations included)."""
+        return [value for a in self.assignments_to(key) if a.op == "=" and (value := strip(a.value)) is not None]
 
     def constant(self, expr: Expr | None) -> int | None:
         """An expression's integer value, seeing through names defined once at file scope
