@@ -65,10 +65,10 @@ def _without_disabled_code(source: bytes, captures: dict[str, list[Node]]) -> tu
     disabled, conditional = groups(source, captures.pop("conditional", []),
                                    captures.pop("directive", []) + captures.get("macro", []))
     if disabled:
-        compiled = _outside([(group.start, group.end) for group in disabled])
-        captures = {kind: [node for node in nodes if compiled(node.start_byte)]
+        off = Nest([(group.start, group.end) for group in disabled])     # groups nest like the directives
+        captures = {kind: [node for node in nodes if off.innermost(node.start_byte) < 0]
                     for kind, nodes in captures.items()}
-        conditional = [group for group in conditional if compiled(group.start)]
+        conditional = [group for group in conditional if off.innermost(group.start) < 0]
     return captures, conditional
 
 
@@ -100,22 +100,6 @@ def _breaks_loop(node: Node) -> bool:
             return False
         node = node.parent
     return False
-
-
-def _outside(ranges: list[tuple[int, int]]):
-    """A test of whether a byte offset lies outside all these ranges (which may nest)."""
-    merged: list[list[int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    starts = [start for start, _ in merged]
-
-    def test(offset: int) -> bool:
-        index = bisect_right(starts, offset) - 1
-        return index < 0 or offset >= merged[index][1]
-    return test
 
 
 def _statement_end(source: bytes, loop: Node) -> int:
