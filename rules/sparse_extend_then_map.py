@@ -11,8 +11,9 @@ the mmap; the growth and the first store (or where the mapping is kept) are
 related locations.
 Not reported: a range preallocated with `posix_fallocate()`/`fallocate()`, or
 filled by a `write()` loop before it is mapped; read-only or `MAP_PRIVATE`
-mappings; mappings never stored to and not kept beyond the function; and small fixed-size regions (under 64 KiB,
-like a lock file's slot table), where the cost is a handful of faults.
+mappings; mappings never stored to and not kept beyond the function; and small
+fixed-size regions (under 64 KiB, like a lock file's slot table), where the cost
+is a handful of faults.
 
 ## Why is this bad?
 Growing a file with `ftruncate` or a one-byte write at the new end allocates no

@@ -78,8 +78,9 @@ _CONDITIONALS = (b"if", b"elif", b"else", b"endif")     # and ifdef, ifndef, eli
 def _without_directives(lang: Grammar, source: bytes, start: int, end: int,
                         line_starts: list[int]) -> tuple[Tree, int] | None:
     """The item parsed again with its conditional directive lines (`#ifdef`, `#endif`, ...)
-    left out: tree-sitter cannot parse an `#ifdef` inside an initializer (redis's table of system checks), and reads both branches
-    of it anyway.  Counts only when it parses cleanly."""
+    left out: tree-sitter cannot parse an `#ifdef` inside an initializer (redis's table of
+    system checks), and reads both branches of it anyway.  Counts only when it parses
+    cleanly."""
     if b"#" not in source[start:end]:
         return None     # no directive: nothing to retry
     spans, kept_from = [], start
@@ -89,8 +90,8 @@ def _without_directives(lang: Grammar, source: bytes, start: int, end: int,
         line_start = max(line_starts[row], start)
         line_end = min(line_starts[row + 1] if row + 1 < len(line_starts) else len(source), end)
         line = source[line_start:line_end]
-        directive = continued or line.lstrip().lstrip(b"#").lstrip().startswith(_CONDITIONALS) \
-            and line.lstrip().startswith(b"#")
+        stripped = line.lstrip()
+        directive = continued or (stripped.startswith(b"#") and stripped[1:].lstrip().startswith(_CONDITIONALS))
         continued = directive and line.rstrip(b"\r\n").endswith(b"\\")
         if directive:
             if kept_from < line_start:
