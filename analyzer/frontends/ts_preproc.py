@@ -25,6 +25,7 @@ OTHER_SYSTEMS = frozenset({
 })
 # Predefined by GCC and clang when compiling for Linux.
 LINUX = frozenset({"__linux__", "__linux", "linux", "__gnu_linux__", "__unix__", "__unix", "unix"})
+_BY_NAME = ("preproc_ifdef", "preproc_elifdef")     # #ifdef X, #ifndef X: a name, no expression
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def evaluate(condition: Expr, undefined: frozenset[str] = frozenset()) -> bool |
 
 def _condition(node: Node, convert: Converter) -> Expr | None:
     """`#ifdef X` as the name X, `#ifndef X` as !X, `#if`/`#elif` as their expression."""
-    if node.type in ("preproc_ifdef", "preproc_elifdef"):
+    if node.type in _BY_NAME:
         name = node.child_by_field_name("name")
         if name is None:
             return None
@@ -96,7 +97,7 @@ def _condition(node: Node, convert: Converter) -> Expr | None:
 
 def _body_start(node: Node) -> int:
     """Where the group's code starts: after the directive's line."""
-    field = "name" if node.type in ("preproc_ifdef", "preproc_elifdef") else "condition"
+    field = "name" if node.type in _BY_NAME else "condition"
     head = node.child_by_field_name(field)
     return head.end_byte if head is not None else node.start_byte
 
