@@ -214,7 +214,7 @@ def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule]
             parsed.append(result)
             report.analyzed.append(result.path)
             report.frontends[result.path] = result.reason
-    program = Program(parsed)
+    program = Program(parsed, modelled=callees)
     directives = {f.path: suppressions.parse(f.path, f.comments) for f in parsed}
     late = [r for r in rules if "run" in inspect.signature(r.check).parameters]
     early = [r for r in rules if r not in late]

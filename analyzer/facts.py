@@ -52,7 +52,7 @@ MEMBER = "member"      # op = field name; children = (object,)
 CAST = "cast"          # children = (operand,); op = the type's spelling
 COND = "cond"          # children = (condition, then, else)
 STRING = "string"      # string literal
-OTHER = "other"        # anything else (sizeof, lambdas, compound literals, ...)
+OTHER = "other"        # anything else (lambdas, compound literals, ...); op = "sizeof" for sizeof
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ class Guard:
     span: Span                # the guarded code
     function: str | None
     preprocessor: bool = False
-    leaves: bool = False      # ends in a return, a goto or a break out of its loop: runs once per loop run
+    leaves: bool = False      # ends in a return, a goto, a break out of its loop or exit(): runs once per loop run
 
 
 @dataclass(frozen=True)

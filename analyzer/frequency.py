@@ -172,7 +172,7 @@ def _table_size(expr: Expr) -> bool:
     """`sizeof(table) / sizeof(table[0])`, the idiom for a table's entry count."""
     expr = strip(expr)
     return (expr is not None and expr.kind == BINARY and expr.op == "/"
-            and all(part.kind == OTHER and part.text.startswith("sizeof") for part in expr.children))
+            and all(part.kind == OTHER and part.op == "sizeof" for part in expr.children))
 
 
 def _counter(expr: Expr) -> Expr | None:

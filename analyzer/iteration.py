@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Callable
 
 from . import frequency
-from .facts import COND, IDENTIFIER, OTHER, SUBSCRIPT, UNARY, Call, Expr, Function, Guard, Loop, Span, strip
+from .facts import CALL, COND, IDENTIFIER, OTHER, SUBSCRIPT, UNARY, Call, Expr, Function, Guard, Loop, Span, strip
 from .findings import Related
 
 # A loop that calls one of these (or a function of the program that always calls one of the
@@ -52,6 +53,10 @@ class Iteration:
         """The function definitions a call may run: same-file definitions first, and the
         functions bound to a struct field when the call goes through one."""
         defined = self._functions.get(call.callee, [])
+        if call.callee in self.modelled:
+            # A free function of the program named like a C library call the rules read is a
+            # shim for another platform (fio's fdatasync for Windows): on Linux the library's runs.
+            defined = [d for d in defined if d[1].qualified != call.callee]
         if call.target is not None:     # the frontend knew which one (clang: C++ overloads, methods)
             defined = [d for d in defined if d[1].qualified == call.target]
         local = [d for d in defined if d[0] == call.span.path]
@@ -115,14 +120,17 @@ class Iteration:
 
     def _walks_table(self, node: Expr, path: str, loop_id: int) -> bool:
         """Whether a node of a loop's condition walks a table written in the source (an array
-        initialised with a brace list at file scope): `table[i]` with a varying index, or a
-        pointer set to the table (`c = checks; c->fn; c++`)."""
+        initialised with a brace list): `table[i]` with a varying index, a pointer set to the
+        table (`c = checks; c->fn; c++`), or the table's size from a macro (`ArraySize(t)`)."""
         function = self.loop(path, loop_id).function
         if node.kind == SUBSCRIPT:     # table[i], i counted (table[FIELD] only reads one entry)
             counted = any(a.op in ("++", "--", "+=", "-=")
                           for name in node.children[1].walk() if name.kind == IDENTIFIER
                           for a in self.assignments_to(self.key(name, path, function)))
             return counted and self._is_table(node.children[0], path, function)
+        if node.kind == CALL and len(node.children) == 1:
+            # ArraySize(aTest): a size macro from a header, which tree-sitter does not expand
+            return self._is_table(node.children[0], path, function)
         if node.kind != IDENTIFIER:
             return False
         values = self.values_of(self.key(node, path, function))
@@ -136,7 +144,7 @@ class Iteration:
     def _is_table(self, name: Expr, path: str, function: str | None) -> bool:
         key = self.key(name, path, function)
         values = self.values_of(key)
-        return (key is not None and key[0] == "global" and len(values) == 1
+        return (key is not None and key[0] in ("global", "local") and len(values) == 1
                 and values[0].kind == OTHER and values[0].text.startswith("{"))
 
     # -- guards -----------------------------------------------------------------------------
@@ -191,12 +199,34 @@ class Iteration:
         return loop is not None and any(guard.leaves and loop.span.contains(guard.span)
                    for guard in self.guards_of(call.span, call.function))
 
-    def after_own_loop(self, call: Call) -> bool:
-        """Whether the call's function runs a loop (not around the call) before reaching it: a
-        helper that does a batch of work, then syncs or flushes it once."""
-        return any(loop.id not in call.loops and loop.span < call.span
-                   and not loop.span.contains(call.span)
-                   for loop in self._loops_in.get((call.span.path, call.function), ()))
+    def after_own_loop(self, call: Call, subject: Expr | None = None, writes: frozenset[str] = frozenset(),
+                       rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False) -> bool:
+        """Whether the call's function works through a batch in a loop (not around the call)
+        before reaching it: a helper that writes its batch, then syncs or flushes it once.
+        Given the descriptor or stream the call syncs, the loop must hand it to one of the
+        `writes` (and not only to ones that write the rest of one buffer: rest_of_one) or call
+        a function of the program, which may write it: bonnie++'s create_a_file writes the
+        new file in chunks, then syncs the directory once per file."""
+        path, function = call.span.path, call.function
+
+        def array(expr: Expr | None) -> Expr | None:     # handles[i]: the table of handles
+            while (base := strip(expr)) is not None and base.kind == SUBSCRIPT:
+                expr = base.children[0]
+            return expr
+        key = self.key(array(subject), path, function) if subject is not None else None
+        for loop in self._loops_in.get((path, function), ()):
+            if loop.id in call.loops or not loop.span < call.span or loop.span.contains(call.span):
+                continue
+            if key is None:
+                return True
+            # only the rule's own writes: other library calls' arguments are recorded only
+            # when some selected rule reads them, and the answer must not depend on --select
+            uses = [c for c in self._calls_in[(path, function)] if loop.id in c.loops and (
+                    c.callee in self._functions
+                    or c.callee in writes and any(self.key(array(a), path, function) == key for a in c.args or ()))]
+            if uses and not all(c.callee in writes and rest_of_one(c, loop.id) for c in uses):
+                return True
+        return False
 
     def _after_draining(self, call: Call, loop: Loop) -> bool:
         """An endless inner loop (left by a break at the end of its input) runs before the

@@ -80,8 +80,10 @@ class Store:
 
 
 class Program(Iteration):
-    def __init__(self, files: Iterable[FileFacts]):
+    def __init__(self, files: Iterable[FileFacts], modelled: frozenset[str] = frozenset()):
+        """modelled: the C library calls the rules read (their CALLEES)."""
         self.files = {f.path: f for f in files}
+        self.modelled = modelled
         self._functions: dict[str, list[tuple[str, Function]]] = defaultdict(list)
         self._calls_by_callee: dict[str, list[Call]] = defaultdict(list)
         self._calls_in: dict[tuple[str, str | None], list[Call]] = defaultdict(list)

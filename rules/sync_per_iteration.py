@@ -114,7 +114,8 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
                                    loops[-1:]) != INVARIANT:
         return None
     hot = program.call_per_iteration(call, loops=loops)
-    if hot is not None and hot.chain and program.after_own_loop(call):
+    if hot is not None and hot.chain and program.after_own_loop(
+            call, _descriptor(call), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id)):
         return None     # the helper works through a batch, then syncs it once: the recommended shape
     return hot
 
@@ -126,10 +127,17 @@ def _retries(program: Program, call: Call, loop_id: int) -> bool:
             for c in program.file_of(call.span).calls if loop_id in c.loops):
         return True
     count = WRITES.get(call.callee)
-    remaining = program.key(call.arg(count), call.span.path, call.function) if count else None
-    return remaining is not None and any(
-        a.span.path == call.span.path and loop_id in a.loops and _decrements(a.op, a.value)
-        for a in program.assignments_to(remaining))
+    size = strip(call.arg(count)) if count else None
+    if size is not None and size.kind == BINARY and size.op == "-":
+        # write(fd, buf, count - done), done counted up: the rest of one buffer
+        done = program.key(size.children[1], call.span.path, call.function)
+        return done is not None and any(a.span.path == call.span.path and loop_id in a.loops and a.op == "+="
+                                        for a in program.assignments_to(done))
+    # left -= n: the rest; a count also clamped in the loop (`if (n > chunk) n = chunk`) is a chunk
+    remaining = program.key(size, call.span.path, call.function)
+    changes = [a for a in program.assignments_to(remaining) if remaining is not None
+               and a.span.path == call.span.path and loop_id in a.loops]
+    return bool(changes) and all(_decrements(a.op, a.value) for a in changes)
 
 
 def _decrements(op: str, value: Expr | None) -> bool:

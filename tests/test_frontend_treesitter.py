@@ -99,7 +99,7 @@ def test_expression_kinds():
         (STRING, ""), (UNARY, "-", (IDENTIFIER, "x")), (UNARY, "~", (INT, 0x10)), (UNARY, "!", (IDENTIFIER, "y")),
         (UNARY, "*", (IDENTIFIER, "a")), (UNARY, "&", (MEMBER, "len", (IDENTIFIER, "s"))),
         (SUBSCRIPT, "", (IDENTIFIER, "a"), (INT, 2)), (COND, "", (IDENTIFIER, "c"), (INT, 1), (INT, 2)),
-        (CAST, "long", (IDENTIFIER, "n")), (INT, 65), (INT, 5), (OTHER, ""),
+        (CAST, "long", (IDENTIFIER, "n")), (INT, 65), (INT, 5), (OTHER, "sizeof"),
         (BINARY, "*", (INT, 4096), (INT, 2)), (CALL, "f", (INT, 1)), (UNARY, "++", (IDENTIFIER, "i"))]
     assert (args[2].value, args[12].value) == (~0x10, 8192)     # constants are folded
     assert [arg.text for arg in args[8:12]] == ["(long)n", "'A'", "0b101", "sizeof(int)"]

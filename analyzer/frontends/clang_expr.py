@@ -149,6 +149,8 @@ class ExprBuilder:
         if kind in _CASTS:
             operand = self.build(native.children(cursor)[-1])
             return self._folded(cursor, Expr(CAST, text, native.type_spelling(cursor), (operand,)))
+        if kind == _K.CXX_UNARY_EXPR.value:     # sizeof (alignof), spelled as written or from a macro
+            return Expr(OTHER, text, "sizeof")
         if kind == _K.CALL_EXPR.value:
             shape = call_shape(cursor)
             if shape is not None:

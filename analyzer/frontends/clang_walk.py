@@ -18,7 +18,7 @@ from clang.cindex import Cursor, CursorKind, TranslationUnit
 
 from ..facts import (IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Span)
-from ..frequency import may_matter
+from ..frequency import PROCESS_ENDS, may_matter
 from . import clang_native as native
 from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
 
@@ -287,7 +287,8 @@ class FactWalker:
                 continue
             last = native.children(then)[-1:] if then._kind_id == _K.COMPOUND_STMT.value else [then]
             leaves = bool(last) and (last[0]._kind_id in _LEAVING or (
-                last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(statement)))
+                last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(statement)) or (
+                last[0]._kind_id == _K.CALL_EXPR.value and native.spelling(last[0]) in PROCESS_ENDS))
             text = self.exprs.cursor_text(condition)
             built = self.exprs.build(condition) if may_matter(text) else Expr(OTHER, text)
             self.guards.append(Guard(built, span, self._function, leaves=leaves))

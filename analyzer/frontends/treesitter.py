@@ -16,7 +16,7 @@ from tree_sitter import Node
 
 from ..facts import (IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
                      FrontendOptions, Function, Loop, Span)
-from ..frequency import may_matter, relevant_guards, trace_switch
+from ..frequency import PROCESS_ENDS, may_matter, relevant_guards, trace_switch
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
 from .ts_macros import Macros
@@ -78,7 +78,8 @@ _LOOPS = {"for_statement", "while_statement", "do_statement", "for_range_loop"}
 
 
 def _leaves(body: Node) -> bool:
-    """Whether a branch ends in a return, a goto, or a break out of a loop."""
+    """Whether a branch ends in a return, a goto, a break out of a loop, or an exit() (mptest's
+    `if (waited > 30000) { errorMessage(...); exit(1); }`: its loop never comes back)."""
     last = body
     if body.type == "compound_statement":
         statements = [child for child in body.named_children if child.type != "comment"]
@@ -87,6 +88,10 @@ def _leaves(body: Node) -> bool:
         last = statements[-1]
     if last.type == "break_statement":
         return _breaks_loop(body)
+    if last.type == "expression_statement" and last.named_children:
+        call = last.named_children[0]
+        callee = call.child_by_field_name("function") if call.type == "call_expression" else None
+        return callee is not None and callee.type == "identifier" and callee.text.decode() in PROCESS_ENDS
     return last.type in _LEAVING
 
 

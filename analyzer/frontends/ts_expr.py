@@ -372,4 +372,5 @@ _CONVERTERS: dict[str, Callable[[Converter, Node, int], Expr]] = {
     "conditional_expression": Converter._cond,
     "preproc_defined": Converter._defined,
     "condition_clause": Converter._clause,
+    "sizeof_expression": lambda conv, node, depth: Expr(OTHER, conv.text(node), "sizeof"),
 }
