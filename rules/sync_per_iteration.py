@@ -10,7 +10,9 @@ variable, or `fcntl(F_SETFL)`), where every write is a flush. Points at the call
 Not reported: a loop that syncs a different file each iteration (the
 descriptor is opened in the loop or taken from an array the loop walks: one
 flush per file is the minimum; an outer loop moving to the next directory does
-not count, an inner loop syncing that directory per file is reported), an EINTR retry loop around the call alone
+not count, an inner loop syncing that directory per file is reported, and so
+is a handle picked by an index loaded from data or hashed, `dirs[dir_of[i]]`:
+many records share a few handles), an EINTR retry loop around the call alone
 (its caller's loop still counts), the partial-write loop of a `write()` that
 writes the rest of one buffer (`left -= n`), `sync_file_range()` that only
 starts writeback (`SYNC_FILE_RANGE_WRITE`), writes to a second descriptor
@@ -54,9 +56,9 @@ Open without `O_DSYNC` and `fdatasync()` per batch instead of paying a flush on
 every `write()`.
 """
 from mmaplint.analyzer.constants import SYNC_FILE_RANGE_FLAGS
-from mmaplint.analyzer.facts import BINARY, CALL, Call, Expr, strip
+from mmaplint.analyzer.facts import BINARY, CALL, SUBSCRIPT, Call, Expr, strip
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.variation import INVARIANT
+from mmaplint.analyzer.variation import INVARIANT, SCATTERED
 from mmaplint.analyzer.iteration import HotPath
 from mmaplint.analyzer.program import Program
 from mmaplint.analyzer.registry import Hit
@@ -108,16 +110,26 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     loops = call.loops
     while loops and _retries(program, call, loops[-1]):
         loops = loops[:-1]
-    # the same descriptor on every iteration of the loop that repeats the call (an outer loop
-    # moving to the next directory does not make each inner iteration sync another file)
-    if loops and program.variation(_descriptor(call), call.span.path, call.function,
-                                   loops[-1:]) != INVARIANT:
+    if loops and not _revisits(program, call, loops[-1:]):
         return None
     hot = program.call_per_iteration(call, loops=loops)
     if hot is not None and hot.chain and program.after_own_loop(
             call, _descriptor(call), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id)):
         return None     # the helper works through a batch, then syncs it once: the recommended shape
     return hot
+
+
+def _revisits(program: Program, call: Call, loops: tuple[int, ...]) -> bool:
+    """Whether the loop that repeats the call syncs the same descriptor again: the same one
+    every iteration (an outer loop moving to the next directory does not make each inner
+    iteration sync another file), or one picked from a table by an index loaded from data
+    or hashed (`dirs[dir_of[i]]`, `shards[h % n]`: many records map onto a few handles;
+    `fds[i]` syncs each once)."""
+    where = (call.span.path, call.function, loops)
+    fd = strip(_descriptor(call))
+    if fd is not None and fd.kind == SUBSCRIPT and program.variation(fd.children[0], *where) == INVARIANT:
+        return program.variation(fd.children[1], *where) in (INVARIANT, SCATTERED)
+    return program.variation(fd, *where) == INVARIANT
 
 
 def _retries(program: Program, call: Call, loop_id: int) -> bool:
