@@ -112,6 +112,7 @@ class Call:
     macro: str | None = None               # function-like macro the call was expanded from
     via_field: bool = False                # called through a struct field / pointer (ops->queue())
     target: str | None = None              # qualified name of the callee, when the frontend resolved it
+    receiver: Expr | None = None           # the object of `obj.f()` / `obj->f()`
 
     def arg(self, index: int) -> Expr | None:
         """The index-th argument, when arguments were recorded and there are enough."""

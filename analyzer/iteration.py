@@ -214,19 +214,40 @@ class Iteration:
                 expr = base.children[0]
             return expr
         key = self.key(array(subject), path, function) if subject is not None else None
-        for loop in self._loops_in.get((path, function), ()):
-            if loop.id in call.loops or not loop.span < call.span or loop.span.contains(call.span):
-                continue
+        for loop, calls in self._loops_before(call):
             if key is None:
                 return True
             # only the rule's own writes: other library calls' arguments are recorded only
             # when some selected rule reads them, and the answer must not depend on --select
-            uses = [c for c in self._calls_in[(path, function)] if loop.id in c.loops and (
-                    c.callee in self._functions
-                    or c.callee in writes and any(self.key(array(a), path, function) == key for a in c.args or ()))]
+            uses = [c for c in calls if c.callee in self._functions
+                    or c.callee in writes and any(self.key(array(a), path, function) == key for a in c.args or ())]
             if uses and not all(c.callee in writes and rest_of_one(c, loop.id) for c in uses):
                 return True
         return False
+
+    def after_batch_on_object(self, hot: "HotPath") -> bool:
+        """Whether a function the loop calls works through a batch on an object, calling the
+        program's methods or callbacks on it in a loop of its own, and only then makes the call
+        on that object that leads to the sync: bonnie++'s TestFileOps writes the test file a
+        byte at a time (`file.write_block_byte()`), then `file.Close()` syncs it once.  The
+        object must match: lmdb's commit also loops before it syncs, but over other things,
+        and a commit per record is still a sync per record."""
+        for step in hot.chain[1:]:
+            where = (step.span.path, step.function)
+            key = self.key(step.receiver, *where) if step.receiver is not None else None
+            if key is not None and any(c.callee in self._functions and c.receiver is not None
+                                       and self.key(c.receiver, *where) == key
+                                       for _, calls in self._loops_before(step) for c in calls):
+                return True
+        return False
+
+    def _loops_before(self, call: Call):
+        """The loops of the call's function that end before it (not around it), each with the
+        calls inside it."""
+        where = (call.span.path, call.function)
+        for loop in self._loops_in.get(where, ()):
+            if loop.id not in call.loops and loop.span < call.span and not loop.span.contains(call.span):
+                yield loop, [c for c in self._calls_in[where] if loop.id in c.loops]
 
     def _after_draining(self, call: Call, loop: Loop) -> bool:
         """An endless inner loop (left by a break at the end of its input) runs before the

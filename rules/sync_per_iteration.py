@@ -18,7 +18,10 @@ writes the rest of one buffer (`left -= n`), `sync_file_range()` that only
 starts writeback (`SYNC_FILE_RANGE_WRITE`), writes to a second descriptor
 of the same file opened without the flag, a sync in a helper the loop
 calls when that helper first works through a loop of its own and then syncs
-once (it syncs a batch: the shape this rule recommends), and the other batch
+once (it syncs a batch: the shape this rule recommends), likewise a function the
+loop calls that first calls the program's methods on an object in a loop of its
+own, then the method on that same object that syncs (`for (...) file.put(r);
+file.close();`: a phase's records, then one sync), and the other batch
 and exit-path shapes the README lists (`if (n % 64 == 0)`, a reset counter, a
 branch that returns).
 
@@ -113,8 +116,9 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     if loops and not _revisits(program, call, loops[-1:]):
         return None
     hot = program.call_per_iteration(call, loops=loops)
-    if hot is not None and hot.chain and program.after_own_loop(
-            call, _descriptor(call), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id)):
+    if hot is not None and hot.chain and (program.after_own_loop(
+            call, _descriptor(call), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id))
+            or program.after_batch_on_object(hot)):
         return None     # the helper works through a batch, then syncs it once: the recommended shape
     return hot
 

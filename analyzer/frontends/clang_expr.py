@@ -67,6 +67,7 @@ class CallShape:
     via_field: bool
     name_cursor: Cursor | None    # the callee's identifier, None for computed callees
     arguments: list[Cursor]
+    receiver: Cursor | None = None    # the object of `obj.f()` / `obj->f()`
 
 
 def call_shape(call: Cursor) -> CallShape | None:
@@ -90,7 +91,9 @@ def call_shape(call: Cursor) -> CallShape | None:
     if kind in _NAME_KINDS:
         return CallShape(native.spelling(callee), False, callee, arguments)
     if kind == _K.MEMBER_REF_EXPR.value:
-        return CallShape(native.spelling(callee), bool(native.children(callee)), callee, arguments)
+        objects = native.children(callee)    # none for a method called on the implicit this
+        return CallShape(native.spelling(callee), bool(objects), callee, arguments,
+                         look_through(objects[0]) if objects else None)
     return CallShape(name, False, None, arguments)
 
 

@@ -198,6 +198,7 @@ class FactWalker:
             macro=macro,
             via_field=shape.via_field,
             target=self._target(shape),
+            receiver=self.exprs.build(shape.receiver) if shape.receiver is not None else None,
         ))
         return native.RECURSE
 

@@ -285,8 +285,10 @@ class _FileReader:
             args = None
             if callee in wanted or frame.macro in wanted:
                 args = frame.conv.arguments(node.child_by_field_name("arguments"))
+            receiver = fn.child_by_field_name("argument") if fn.type == "field_expression" else None
             self.pending_calls.append((key, callee, span, function, loops, args, result,
-                                       frame.macro, via_field))
+                                       frame.macro, via_field,
+                                       frame.conv.expr(receiver) if receiver is not None else None))
         for site in frame.sites.assignments:
             function, loops, span, key = self._place(frame, site.start, site.end)
             value = frame.conv.expr(site.value) if site.value is not None else None
@@ -401,8 +403,8 @@ class _FileReader:
                 found = ids[loops] = tuple(loop.id for loop in loops)
             return found
 
-        calls = [Call(callee, span, function, loop_ids(loops), args, result, macro, via_field)
-                 for _, callee, span, function, loops, args, result, macro, via_field
+        calls = [Call(callee, span, function, loop_ids(loops), args, result, macro, via_field, receiver=receiver)
+                 for _, callee, span, function, loops, args, result, macro, via_field, receiver
                  in self.pending_calls]
         assignments = [Assignment(target, op, value, span, function, loop_ids(loops))
                        for _, target, op, value, span, function, loops in self.pending_assignments]
