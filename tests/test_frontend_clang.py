@@ -139,6 +139,8 @@ def test_cpp_methods_range_for_and_calls(tmp_path: Path) -> None:
         ("each", "store::Mapping::sync", False, None),
         ("flush", "use", True, "store::Mapping::flush"),
     ]
+    # the object of m->flush(1) and of this->sync(); none for a call on the implicit this
+    assert [c.receiver and c.receiver.text for c in facts.calls] == [None, "this", None, None, "m"]
     element = next(a for a in facts.assignments if a.op == RANGE_ELEMENT)
     assert (element.target.op, element.value.kind, element.value.op, element.loops) == ("page", IDENTIFIER, "pages", (0,))
     plus = [(a.target.op, a.value.text, a.loops) for a in facts.assignments if a.op == "+="]

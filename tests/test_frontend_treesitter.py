@@ -65,6 +65,7 @@ def test_callee_forms_and_via_field():
                  "}")
     assert [(c.callee, c.via_field) for c in facts.calls] == [
         ("queue", True), ("flush", True), ("fp", False), ("fp", False), ("tbl", False)]
+    assert [c.receiver and c.receiver.text for c in facts.calls] == ["o", "v", None, None, None]
 
 
 def test_arguments_only_for_wanted_callees_and_flags_keep_names():
