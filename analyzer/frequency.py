@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Callable
 
-from .facts import BINARY, IDENTIFIER, MEMBER, OTHER, UNARY, Assignment, Call, Expr, Guard, Loop, strip
+from .facts import BINARY, CALL, IDENTIFIER, MEMBER, OTHER, UNARY, Assignment, Call, Expr, Guard, Loop, strip
 
 # A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
 # few passes); workload loops are bounded by a size or a count read at run time.
@@ -114,6 +114,26 @@ def handful(loop: Loop, constant: Callable[[Expr], int | None],
         if _table_size(bound):
             return "once per entry of a table in the source"
     return None
+
+
+def bounded_by(condition: Expr, is_table: Callable[[Expr], bool]) -> bool:
+    """Whether a condition compares a value with a table's size (`i >= ArraySize(aLib)`,
+    `i < sizeof(t) / sizeof(t[0])`); is_table tells whether a name is a table in the source."""
+    return any((_table_size(side) or side.kind == CALL and len(side.children) == 1 and is_table(side.children[0]))
+               for comparison in _comparisons(condition, ("<", "<=", ">", ">="))
+               for side in map(strip, comparison.children) if side is not None)
+
+
+def may_bound(condition_text: str) -> bool:
+    """A cheap first test for bounds_check(), on the condition's source text."""
+    return ("<" in condition_text or ">" in condition_text) and "(" in condition_text
+
+
+def bounds_check(condition: Expr) -> bool:
+    """Whether a condition may compare an index with a table's size (`i >= ArraySize(t)`,
+    `i >= sizeof(t) / sizeof(t[0])`): the frontends keep such a guard when it leaves, without
+    a call inside, for the accessor of a table (Iteration._table_accessor)."""
+    return bounded_by(condition, lambda name: strip(name) is not None and strip(name).kind == IDENTIFIER)
 
 
 def over_arguments(loop: Loop) -> bool:

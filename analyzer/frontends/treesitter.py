@@ -16,7 +16,7 @@ from tree_sitter import Node
 
 from ..facts import (IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
                      FrontendOptions, Function, Loop, Span)
-from ..frequency import PROCESS_ENDS, may_matter, relevant_guards, trace_switch
+from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter, relevant_guards, trace_switch
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
 from .ts_macros import Macros
@@ -338,8 +338,9 @@ class _FileReader:
         return bindings
 
     def _guards(self, conv: Converter) -> list[Guard]:
-        """The guards with a call inside (no question is asked of the others): preprocessor
-        groups, then the then-branches of ifs."""
+        """The guards with a call inside (no question is asked of the others, but whether a
+        function bounds its index by a table's size): preprocessor groups, then the
+        then-branches of ifs."""
         calls = sorted(key[0] for key, *_ in self.pending_calls)
 
         def has_call(start: int, end: int) -> bool:
@@ -351,10 +352,14 @@ class _FileReader:
                   for group in self.conditional if has_call(group.start, group.end)]
         for node in self.captures.get("guard", ()):
             condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
-            if condition is not None and has_call(body.start_byte, body.end_byte):
+            if condition is None:
+                continue
+            if has_call(body.start_byte, body.end_byte):
                 spelled = conv.text(condition)
                 guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, spelled),
                                     self.span(body), self.function_at(node.start_byte), leaves=_leaves(body)))
+            elif _leaves(body) and may_bound(conv.text(condition)) and bounds_check(built := conv.expr(condition)):
+                guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True))
         return guards
 
     def _comments(self) -> list[tuple[int, str]]:
