@@ -20,6 +20,8 @@ SMALL_TRIP_COUNT = 16
 # Words of a name that switches on diagnostic output (SQLITE_DEBUG, eVerbosity, g.bTrace).
 _TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
 _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
+# A log level (opt_log_level, logLevel) filters diagnostic messages like a verbosity does.
+_LOG_LEVEL_WORDS = ("log", "level")
 # Calls that do not return: a function that makes one whatever its arguments ends the process.
 PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"})
 # Calls that wait for time to pass or for another thread or process: a loop that makes one is
@@ -39,7 +41,7 @@ def may_matter(condition_text: str) -> bool:
     text = condition_text.replace("->", ".").lower()
     bare = text.strip("()! \t\n").replace(".", "_")
     return ("%" in text or "==" in text or ">" in text or bare.isidentifier()
-            or any(word in text for word in _TRACE_WORDS))
+            or any(word in text for word in _TRACE_WORDS) or "level" in text)
 
 
 def relevant_guards(guards: list[Guard], calls: list[Call],
@@ -212,15 +214,21 @@ def _positive_names(expr: Expr):
         yield from _positive_names(child)
 
 
-def _is_trace_name(name: str) -> bool:
+def name_words(name: str) -> list[str]:
+    """The lowercase words of an identifier: snake_case and camelCase (eVerbosity -> e, verbosity)."""
     words = []
     for part in name.split("_"):
         word = ""
-        for char in part:          # camelCase: eVerbosity -> e, verbosity
+        for char in part:
             if char.isupper() and word and not word[-1].isupper():
                 words.append(word)
                 word = ""
             word += char
         words.append(word)
-    return any((word.lower() in _TRACE_WORDS or word.lower().endswith("debug"))
-               and word.lower() not in _NOT_TRACE_WORDS for word in words)
+    return [word.lower() for word in words if word]
+
+
+def _is_trace_name(name: str) -> bool:
+    words = name_words(name)
+    return any(pair == _LOG_LEVEL_WORDS for pair in zip(words, words[1:])) or any(
+        (word in _TRACE_WORDS or word.endswith("debug")) and word not in _NOT_TRACE_WORDS for word in words)

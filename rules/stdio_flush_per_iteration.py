@@ -8,9 +8,10 @@ unbuffered with `setvbuf(stream, NULL, _IONBF, 0)` or `setbuf(stream, NULL)`.
 Points at the `fflush`, or at the write. Not reported: a flush right before
 the stream's `fclose` (the close flushes anyway); `stderr`, unbuffered by the
 C standard, unless the code gives it a buffer; flushes that run only while a
-debug, verbosity or trace setting is on (`if (verbose)`, `#ifdef
-SQLITE_DEBUG`: traces flushed so they survive a crash); a prompt, flushed
-before the same iteration reads the standard input; a helper that writes its
+debug, verbosity or trace setting is on, or a log level lets them through
+(`if (verbose)`, `#ifdef SQLITE_DEBUG`, `if (level <= log_level)`:
+diagnostics flushed so they survive a crash); a prompt, flushed before the
+same iteration reads the standard input; a helper that writes its
 batch in a loop, then flushes once; and whatever mmaplint does not count as
 per iteration (README: loops that wait, run a handful of times, or reach the
 call once per batch). A test harness that flushes a progress line per test

@@ -292,7 +292,10 @@ class FactWalker:
             text = self.exprs.cursor_text(condition)
             if not has_call and not (leaves and may_bound(text)):
                 continue
-            built = self.exprs.build(condition) if may_matter(text) or not has_call else Expr(OTHER, text)
+            # an if of a macro body sits at the invocation, whose text says nothing of the condition
+            expanded = self._span(condition) == span
+            built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded
+                     else Expr(OTHER, text))
             if has_call or bounds_check(built):
                 self.guards.append(Guard(built, span, self._function, leaves=leaves))
 
