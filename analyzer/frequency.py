@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Callable
 
-from .facts import BINARY, IDENTIFIER, MEMBER, OTHER, UNARY, Assignment, Call, Expr, Guard, Loop, strip
+from .facts import BINARY, CALL, IDENTIFIER, MEMBER, OTHER, UNARY, Assignment, Call, Expr, Guard, Loop, strip
 
 # A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
 # few passes); workload loops are bounded by a size or a count read at run time.
@@ -20,6 +20,8 @@ SMALL_TRIP_COUNT = 16
 # Words of a name that switches on diagnostic output (SQLITE_DEBUG, eVerbosity, g.bTrace).
 _TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
 _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
+# A log level (opt_log_level, logLevel) filters diagnostic messages like a verbosity does.
+_LOG_LEVEL_WORDS = ("log", "level")
 # Calls that do not return: a function that makes one whatever its arguments ends the process.
 PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"})
 # Calls that wait for time to pass or for another thread or process: a loop that makes one is
@@ -39,7 +41,7 @@ def may_matter(condition_text: str) -> bool:
     text = condition_text.replace("->", ".").lower()
     bare = text.strip("()! \t\n").replace(".", "_")
     return ("%" in text or "==" in text or ">" in text or bare.isidentifier()
-            or any(word in text for word in _TRACE_WORDS))
+            or any(word in text for word in _TRACE_WORDS) or "level" in text)
 
 
 def relevant_guards(guards: list[Guard], calls: list[Call],
@@ -114,6 +116,26 @@ def handful(loop: Loop, constant: Callable[[Expr], int | None],
         if _table_size(bound):
             return "once per entry of a table in the source"
     return None
+
+
+def bounded_by(condition: Expr, is_table: Callable[[Expr], bool]) -> bool:
+    """Whether a condition compares a value with a table's size (`i >= ArraySize(aLib)`,
+    `i < sizeof(t) / sizeof(t[0])`); is_table tells whether a name is a table in the source."""
+    return any((_table_size(side) or side.kind == CALL and len(side.children) == 1 and is_table(side.children[0]))
+               for comparison in _comparisons(condition, ("<", "<=", ">", ">="))
+               for side in map(strip, comparison.children) if side is not None)
+
+
+def may_bound(condition_text: str) -> bool:
+    """A cheap first test for bounds_check(), on the condition's source text."""
+    return ("<" in condition_text or ">" in condition_text) and "(" in condition_text
+
+
+def bounds_check(condition: Expr) -> bool:
+    """Whether a condition may compare an index with a table's size (`i >= ArraySize(t)`,
+    `i >= sizeof(t) / sizeof(t[0])`): the frontends keep such a guard when it leaves, without
+    a call inside, for the accessor of a table (Iteration._table_accessor)."""
+    return bounded_by(condition, lambda name: strip(name) is not None and strip(name).kind == IDENTIFIER)
 
 
 def over_arguments(loop: Loop) -> bool:
@@ -192,15 +214,21 @@ def _positive_names(expr: Expr):
         yield from _positive_names(child)
 
 
-def _is_trace_name(name: str) -> bool:
+def name_words(name: str) -> list[str]:
+    """The lowercase words of an identifier: snake_case and camelCase (eVerbosity -> e, verbosity)."""
     words = []
     for part in name.split("_"):
         word = ""
-        for char in part:          # camelCase: eVerbosity -> e, verbosity
+        for char in part:
             if char.isupper() and word and not word[-1].isupper():
                 words.append(word)
                 word = ""
             word += char
         words.append(word)
-    return any((word.lower() in _TRACE_WORDS or word.lower().endswith("debug"))
-               and word.lower() not in _NOT_TRACE_WORDS for word in words)
+    return [word.lower() for word in words if word]
+
+
+def _is_trace_name(name: str) -> bool:
+    words = name_words(name)
+    return any(pair == _LOG_LEVEL_WORDS for pair in zip(words, words[1:])) or any(
+        (word in _TRACE_WORDS or word.endswith("debug")) and word not in _NOT_TRACE_WORDS for word in words)

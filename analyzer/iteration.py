@@ -121,16 +121,21 @@ class Iteration:
     def _walks_table(self, node: Expr, path: str, loop_id: int) -> bool:
         """Whether a node of a loop's condition walks a table written in the source (an array
         initialised with a brace list): `table[i]` with a varying index, a pointer set to the
-        table (`c = checks; c->fn; c++`), or the table's size from a macro (`ArraySize(t)`)."""
+        table (`c = checks; c->fn; c++`), the table's size from a macro (`ArraySize(t)`), or
+        an accessor of the program given the counted index (`for (j = 0; name_of(j); j++)`,
+        name_of returning when its index passes the table's size)."""
         function = self.loop(path, loop_id).function
+
+        def counted(index: Expr) -> bool:
+            return any(a.op in ("++", "--", "+=", "-=")
+                       for name in index.walk() if name.kind == IDENTIFIER
+                       for a in self.assignments_to(self.key(name, path, function)))
         if node.kind == SUBSCRIPT:     # table[i], i counted (table[FIELD] only reads one entry)
-            counted = any(a.op in ("++", "--", "+=", "-=")
-                          for name in node.children[1].walk() if name.kind == IDENTIFIER
-                          for a in self.assignments_to(self.key(name, path, function)))
-            return counted and self._is_table(node.children[0], path, function)
+            return counted(node.children[1]) and self._is_table(node.children[0], path, function)
         if node.kind == CALL and len(node.children) == 1:
             # ArraySize(aTest): a size macro from a header, which tree-sitter does not expand
-            return self._is_table(node.children[0], path, function)
+            return (self._is_table(node.children[0], path, function)
+                    or counted(node.children[0]) and self._table_accessor(node.op))
         if node.kind != IDENTIFIER:
             return False
         values = self.values_of(self.key(node, path, function))
@@ -140,6 +145,16 @@ class Iteration:
         if base.kind == UNARY and base.op == "&" and strip(base.children[0]).kind == SUBSCRIPT:
             base = strip(base.children[0]).children[0]
         return self._is_table(base, path, function)
+
+    def _table_accessor(self, name: str) -> bool:
+        """Whether the functions of this name return early once their index reaches the size
+        of a table written in the source (`if (i < 0 || i >= ArraySize(aLib)) return 0;`)."""
+        defined = self._functions.get(name, [])
+        return bool(defined) and all(
+            any(guard.leaves and not guard.preprocessor and frequency.bounded_by(
+                    guard.condition, lambda size: self._is_table(size, where, fn.qualified))
+                for guard in self._guards.get((where, fn.qualified), ()))
+            for where, fn in defined)
 
     def _is_table(self, name: Expr, path: str, function: str | None) -> bool:
         key = self.key(name, path, function)

@@ -119,6 +119,10 @@ class Program(Iteration):
         for callee in callees:
             yield from self._calls_by_callee.get(callee, ())
 
+    def calls_in(self, path: str, function: str | None) -> list[Call]:
+        """The calls a function makes in its own body."""
+        return self._calls_in.get((path, function), [])
+
     def loop(self, path: str, loop_id: int) -> Loop:
         return self._loops[(path, loop_id)]
 

@@ -8,14 +8,21 @@ unbuffered with `setvbuf(stream, NULL, _IONBF, 0)` or `setbuf(stream, NULL)`.
 Points at the `fflush`, or at the write. Not reported: a flush right before
 the stream's `fclose` (the close flushes anyway); `stderr`, unbuffered by the
 C standard, unless the code gives it a buffer; flushes that run only while a
-debug, verbosity or trace setting is on (`if (verbose)`, `#ifdef
-SQLITE_DEBUG`: traces flushed so they survive a crash); a prompt, flushed
-before the same iteration reads the standard input; a helper that writes its
-batch in a loop, then flushes once; and whatever mmaplint does not count as
-per iteration (README: loops that wait, run a handful of times, or reach the
-call once per batch). A test harness that flushes a progress line per test
-case in a loop over a list of cases is still reported like a record loop:
-mmaplint cannot tell a test case from a record; ignore such files with
+debug, verbosity or trace setting is on, or a log level lets them through
+(`if (verbose)`, `#ifdef SQLITE_DEBUG`, `if (level <= log_level)`:
+diagnostics flushed so they survive a crash); a flush in a function named for
+reporting errors (`errorMessage`, `log_error`, `fatal`: once per error, not
+per record); a prompt, flushed before the same iteration reads the standard
+input; a loop that reads the standard input after its function switched the
+terminal to raw mode (`tcsetattr`, `cfmakeraw`, before the loop or in a
+function it calls there): each iteration waits for a key a person types; a
+helper that writes its batch in a loop, then flushes once; and whatever
+mmaplint does not count as per iteration (README: loops that wait, run a
+handful of times, or reach the call once per batch). A filter that reads the
+standard input in its loop's condition and flushes each line is reported: fed
+by a pipe, it is a record loop. A test harness that flushes a progress line
+per test case in a loop over a list of cases is still reported like a record
+loop: mmaplint cannot tell a test case from a record; ignore such files with
 `per-file-ignores`.
 
 ## Why is this bad?
@@ -45,6 +52,7 @@ batch and `fflush()` + `fdatasync(fileno(f))` per batch.
 """
 from mmaplint.analyzer.constants import STDIO_MODES
 from mmaplint.analyzer.facts import INT, IDENTIFIER, strip
+from mmaplint.analyzer.frequency import name_words
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import Program
 from mmaplint.analyzer.registry import Hit
@@ -62,6 +70,8 @@ WRITES = {"fprintf": 0, "vfprintf": 0, "fwprintf": 0, "fputs": 1, "fputc": 1, "p
 READS = {"fgets": 2, "getline": 2, "getdelim": 3, "fgetc": 0, "getc": 0, "fscanf": 0, "fread": 3,
          "read": 0, "getchar": None, "scanf": None, "gets": None}
 CALLEES = {"fflush", "fclose", "setvbuf", "setbuf"} | set(WRITES) | set(READS)
+RAW_MODE = ("tcsetattr", "cfmakeraw")     # a terminal's mode set: the program reads a terminal
+ERROR_WORDS = {"error", "err", "fatal", "warn", "warning"}
 STANDARD_STREAMS = {"stdout", "stderr", "stdin"}
 REPRODUCER = "corpus/fflush_per_record"
 
@@ -80,6 +90,10 @@ def check(program: Program):
             continue    # a trace switched on for debugging: flushed so it survives a crash
         if _prompts(program, call):
             continue    # a prompt shown before waiting for a person to type
+        if _reads_raw_terminal(program, hot.loop):
+            continue    # a key-by-key loop: each iteration waits for a key a person types
+        if _reports_errors(call.function):
+            continue    # an error reporter: once per error, not per record
         yield Hit(call.span,
                   f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related())
@@ -101,16 +115,36 @@ def _prompts(program: Program, flush) -> bool:
     """Whether the standard input is read after the flush in the same iteration (a prompt,
     then the wait for an answer; a do-while's condition comes after its body).  A filter
     reading stdin in a while loop's condition reads before its flush, and stays reported."""
-    for read in program.calls(*READS):
-        if (read.function != flush.function or read.span.path != flush.span.path
-                or not flush.span < read.span or read.loops[:len(flush.loops)] != flush.loops):
-            continue
-        where = READS[read.callee]
-        source = read.arg(where) if where is not None else None
-        if where is None or (source is not None and (source.text in ("stdin", "STDIN_FILENO")
-                                                     or program.constant(source) == 0)):
-            return True
-    return False
+    return any(read.function == flush.function and read.span.path == flush.span.path
+               and flush.span < read.span and read.loops[:len(flush.loops)] == flush.loops
+               and _reads_stdin(program, read) for read in program.calls(*READS))
+
+
+def _reads_stdin(program: Program, read) -> bool:
+    """Whether a read call reads the standard input (stdin, STDIN_FILENO or descriptor 0)."""
+    where = READS[read.callee]
+    source = read.arg(where) if where is not None else None
+    return where is None or (source is not None and (source.text in ("stdin", "STDIN_FILENO")
+                                                     or program.constant(source) == 0))
+
+
+def _reads_raw_terminal(program: Program, loop) -> bool:
+    """Whether the loop reads the standard input after its function set a terminal's mode
+    (tcsetattr or cfmakeraw before the loop, directly or in a function of the program it
+    calls there): the code reads a terminal, which in raw mode hands over each key as it is
+    typed (tcsetattr fails on anything but a terminal)."""
+    path, function = loop.span.path, loop.function
+    if not any(read.function == function and read.span.path == path and loop.id in read.loops
+               and _reads_stdin(program, read) for read in program.calls(*READS)):
+        return False
+    setters = {(c.span.path, c.function) for c in program.calls(*RAW_MODE)}
+    return any(c.callee in RAW_MODE or any((where, fn.qualified) in setters for where, fn in program.resolve(c))
+               for c in program.calls_in(path, function) if c.span < loop.span and not c.loops)
+
+
+def _reports_errors(function: str | None) -> bool:
+    """Whether a function is named for reporting errors (errorMessage, log_error, fatal)."""
+    return function is not None and bool(ERROR_WORDS & set(name_words(function.rsplit("::", 1)[-1])))
 
 
 def _closes_next(program: Program, call) -> bool:

@@ -18,7 +18,7 @@ from clang.cindex import Cursor, CursorKind, TranslationUnit
 
 from ..facts import (IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Span)
-from ..frequency import PROCESS_ENDS, may_matter
+from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter
 from . import clang_native as native
 from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
 
@@ -279,20 +279,26 @@ class FactWalker:
 
     def _guards_of_ifs(self, calls: list[Call]) -> None:
         """Guards for the function's ifs with a call in their then-branch: no question is asked
-        of the others, and building their conditions would cost ctypes calls for nothing."""
+        of the others (building their conditions would cost ctypes calls for nothing), but
+        whether a function bounds its index by a table's size (a leaving bounds check)."""
         starts = sorted((call.span.line, call.span.column) for call in calls)
         for statement, condition, then in self._ifs:
             span = self._span(then)
             first = bisect_left(starts, (span.line, span.column))
-            if first == len(starts) or starts[first] > (span.end_line, span.end_column):
-                continue
+            has_call = first < len(starts) and starts[first] <= (span.end_line, span.end_column)
             last = native.children(then)[-1:] if then._kind_id == _K.COMPOUND_STMT.value else [then]
             leaves = bool(last) and (last[0]._kind_id in _LEAVING or (
                 last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(statement)) or (
                 last[0]._kind_id == _K.CALL_EXPR.value and native.spelling(last[0]) in PROCESS_ENDS))
             text = self.exprs.cursor_text(condition)
-            built = self.exprs.build(condition) if may_matter(text) else Expr(OTHER, text)
-            self.guards.append(Guard(built, span, self._function, leaves=leaves))
+            if not has_call and not (leaves and may_bound(text)):
+                continue
+            # an if of a macro body sits at the invocation, whose text says nothing of the condition
+            expanded = self._span(condition) == span
+            built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded
+                     else Expr(OTHER, text))
+            if has_call or bounds_check(built):
+                self.guards.append(Guard(built, span, self._function, leaves=leaves))
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:
         op = native.binary_operator(cursor)

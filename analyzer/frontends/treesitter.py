@@ -16,7 +16,7 @@ from tree_sitter import Node
 
 from ..facts import (IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
                      FrontendOptions, Function, Loop, Span)
-from ..frequency import PROCESS_ENDS, may_matter, relevant_guards, trace_switch
+from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter, relevant_guards, trace_switch
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
 from .ts_macros import Macros
@@ -77,15 +77,20 @@ _LEAVING = {"return_statement", "goto_statement"}
 _LOOPS = {"for_statement", "while_statement", "do_statement", "for_range_loop"}
 
 
+def _last_statement(body: Node) -> Node:
+    """A branch's last statement (the branch itself if it is not a block, or an empty block)."""
+    if body.type == "compound_statement":
+        statements = [child for child in body.named_children if child.type != "comment"]
+        return statements[-1] if statements else body
+    return body
+
+
 def _leaves(body: Node) -> bool:
     """Whether a branch ends in a return, a goto, a break out of a loop, or an exit() (mptest's
     `if (waited > 30000) { errorMessage(...); exit(1); }`: its loop never comes back)."""
-    last = body
-    if body.type == "compound_statement":
-        statements = [child for child in body.named_children if child.type != "comment"]
-        if not statements:
-            return False
-        last = statements[-1]
+    last = _last_statement(body)
+    if last.type == "compound_statement":
+        return False
     if last.type == "break_statement":
         return _breaks_loop(body)
     if last.type == "expression_statement" and last.named_children:
@@ -193,6 +198,7 @@ class _FileReader:
         self.loop_records: list[_LoopRecord] = []
         self.pending_calls: list[tuple] = []
         self.pending_assignments: list[tuple] = []
+        self.macro_guards: list[Guard] = []
         self._contexts: dict[tuple[int, int], _Context] = {}
         nodes = captures.get("function", [])
         self.function_nodes = nodes
@@ -289,11 +295,30 @@ class _FileReader:
             self.pending_calls.append((key, callee, span, function, loops, args, result,
                                        frame.macro, via_field,
                                        frame.conv.expr(receiver) if receiver is not None else None))
+        if frame.anchor is not None:
+            self._macro_guards(frame)
         for site in frame.sites.assignments:
             function, loops, span, key = self._place(frame, site.start, site.end)
             value = frame.conv.expr(site.value) if site.value is not None else None
             self.pending_assignments.append((key, frame.conv.expr(site.target), site.op, value,
                                              span, function, loops))
+
+    def _macro_guards(self, frame: _Frame) -> None:
+        """An `if` of a macro body around all of the body's calls (`#define LOG(level, ...)
+        if ((level) <= log_level) do_log(__VA_ARGS__)`) guards the invocation: its facts
+        all sit at the invocation, and all of its calls run only when the condition holds."""
+        calls = [(node.start_byte, node.end_byte) for node in frame.sites.calls]
+        for node in frame.sites.guards:
+            condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
+            if condition is None or body is None or not calls or not all(
+                    body.start_byte <= start and end <= body.end_byte for start, end in calls):
+                continue
+            spelled = frame.conv.text(condition)
+            self.macro_guards.append(Guard(
+                frame.conv.expr(condition) if may_matter(spelled) else Expr(OTHER, spelled),
+                frame.anchor.span, frame.anchor.function,
+                # a break may leave the body's own `do { } while (0)`, not the invocation's loop
+                leaves=_leaves(body) and _last_statement(body).type != "break_statement"))
 
     def _expand(self, frame: _Frame, invocation: Node, name: str, anchor: _Anchor,
                 result: Expr | None) -> None:
@@ -340,8 +365,9 @@ class _FileReader:
         return bindings
 
     def _guards(self, conv: Converter) -> list[Guard]:
-        """The guards with a call inside (no question is asked of the others): preprocessor
-        groups, then the then-branches of ifs."""
+        """The guards with a call inside (no question is asked of the others, but whether a
+        function bounds its index by a table's size): preprocessor groups, then the
+        then-branches of ifs."""
         calls = sorted(key[0] for key, *_ in self.pending_calls)
 
         def has_call(start: int, end: int) -> bool:
@@ -353,11 +379,15 @@ class _FileReader:
                   for group in self.conditional if has_call(group.start, group.end)]
         for node in self.captures.get("guard", ()):
             condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
-            if condition is not None and has_call(body.start_byte, body.end_byte):
+            if condition is None:
+                continue
+            if has_call(body.start_byte, body.end_byte):
                 spelled = conv.text(condition)
                 guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, spelled),
                                     self.span(body), self.function_at(node.start_byte), leaves=_leaves(body)))
-        return guards
+            elif _leaves(body) and may_bound(conv.text(condition)) and bounds_check(built := conv.expr(condition)):
+                guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True))
+        return guards + self.macro_guards
 
     def _comments(self) -> list[tuple[int, str]]:
         comments = []

@@ -161,7 +161,8 @@ _CONTAINERS = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "pre
 
 def _broken_items(root: Node) -> list[Node]:
     """Top-level items with syntax errors, looking inside `#if` blocks, `extern "C"`
-    and namespaces."""
+    and namespaces.  An item whose only errors are directive lines is intact: tree-sitter
+    has no grammar for an `#ifdef` between the entries of an initialiser list."""
     items, stack = [], [root]
     while stack:
         for child in stack.pop().children:
@@ -169,9 +170,25 @@ def _broken_items(root: Node) -> list[Node]:
                 continue
             if child.type in _CONTAINERS or child.type == "namespace_definition":
                 stack.append(child)
-            else:
+            elif not _only_directives(child):
                 items.append(child)
     return items
+
+
+def _only_directives(node: Node) -> bool:
+    """Whether every syntax error in the node is a run of whole preprocessor directive lines."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if item.is_missing:
+            return False
+        if item.type == "ERROR":
+            lines = item.text.decode("utf-8", "replace").splitlines()
+            if not lines or any(not line.lstrip().startswith("#") for line in lines if line.strip()):
+                return False
+        elif item.has_error:
+            stack.extend(item.children)
+    return True
 
 
 def _cuts(source: bytes, start: int, end: int) -> list[int]:

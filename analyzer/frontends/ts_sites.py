@@ -31,6 +31,7 @@ class Sites:
     calls: list[Node]
     assignments: list[AssignSite]
     results: dict[tuple[int, int], Node]  # call byte range -> target it is assigned to
+    guards: list[Node]                    # if statements
 
     @classmethod
     def read(cls, captures: dict[str, list[Node]]) -> "Sites":
@@ -47,7 +48,7 @@ class Sites:
         return cls(loops=loops,
                    loop_nest=Nest([_inside(node, kind) for node, kind in loops]),
                    calls=[node for node in captures.get("call", ()) if call_cast(node) is None],
-                   assignments=assignments, results=results)
+                   assignments=assignments, results=results, guards=captures.get("guard", []))
 
 
 def _variable_start(init: Node) -> int:
