@@ -13,7 +13,9 @@ Conventions every frontend follows:
   (rules look through them with :func:`strip`).
 * A call is recorded for every call expression; its ``args`` are converted only
   when its callee is one of the names the enabled rules asked for
-  (``FrontendOptions.argument_callees``), which keeps big files cheap.
+  (``FrontendOptions.argument_callees``), which keeps big files cheap, or for
+  every call when a rule asked for EVERY_CALL (it follows values into the
+  program's own functions).
 * ``loops`` lists the ids of the loops enclosing a fact *within its function*,
   outermost first.  A for-loop's init clause is outside the loop; its
   condition, increment and body are inside it.  `do { ... } while (0)`, the
@@ -90,6 +92,8 @@ class Function:
     qualified: str            # "Mapping::flush_page" in C++, the name in C; unique within a file
     span: Span
     locals: frozenset[str] = frozenset()   # parameters and local variable names
+    params: tuple[str, ...] = ()           # the parameters in order ("" for an unnamed one)
+    forwards: bool = False    # a wrapper: its body is one `return g(...);` or `g(...);` (per #if branch)
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,10 @@ class Call:
     def arg(self, index: int) -> Expr | None:
         """The index-th argument, when arguments were recorded and there are enough."""
         return self.args[index] if self.args is not None and len(self.args) > index else None
+
+
+# In FrontendOptions.argument_callees: record the arguments of every call.
+EVERY_CALL = "*"
 
 
 # Assignment.op of a range-for's variable, bound to each element of the range in turn.
@@ -192,7 +200,7 @@ class FrontendError(Exception):
 
 
 __all__ = [
-    "Span", "Expr", "Function", "Loop", "Call", "Assignment", "FieldBinding", "FileFacts",
+    "Span", "Expr", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "FileFacts",
     "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

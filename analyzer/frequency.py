@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Callable
 
-from .facts import BINARY, CALL, IDENTIFIER, MEMBER, OTHER, UNARY, Assignment, Call, Expr, Guard, Loop, strip
+from .facts import BINARY, CALL, IDENTIFIER, INT, MEMBER, OTHER, UNARY, Assignment, Call, Expr, Guard, Loop, strip
 
 # A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
 # few passes); workload loops are bounded by a size or a count read at run time.
@@ -152,12 +152,26 @@ def endless(loop: Loop, constant: Callable[[Expr], int | None]) -> bool:
 
 def batch(condition: Expr, counts: Callable[[Expr], bool], may_be_one: Callable[[Expr], bool]) -> bool:
     """Whether a guard's condition holds only every N iterations: `i % N == 0` (N not
-    possibly 1: `every = bad ? 1 : batch` makes both), or a counter compared with a bound,
-    counted up by the loop and set back to 0 inside the guard (`if (++n == 100) { ...; n = 0; }`)."""
+    possibly 1: `every = bad ? 1 : batch` makes both) or its power-of-two form `(i & 1023) == 0`,
+    or a counter compared with a bound, counted up by the loop and set back to 0 inside the
+    guard (`if (++n == 100) { ...; n = 0; }`)."""
     if any(node.kind == BINARY and node.op == "%" and not may_be_one(node.children[1])
            for node in condition.walk()):
         return True
+    if any(_low_bits(comparison) for comparison in _comparisons(condition, ("==",))):
+        return True
     return any(counts(counter) for counter in counters(condition))
+
+
+def _low_bits(comparison: Expr) -> bool:
+    """`(x & M) == 0` with M one less than a power of two: x % (M + 1) == 0."""
+    sides = [strip(side) for side in comparison.children]
+    if len(sides) != 2 or not any(side is not None and side.kind == INT and side.value == 0 for side in sides):
+        return False
+    return any(side is not None and side.kind == BINARY and side.op == "&"
+               and any((mask := strip(k)) is not None and mask.kind == INT and mask.value is not None
+                       and mask.value > 0 and mask.value & (mask.value + 1) == 0 for k in side.children)
+               for side in sides)
 
 
 def counters(condition: Expr) -> list[Expr]:
@@ -168,8 +182,9 @@ def counters(condition: Expr) -> list[Expr]:
 
 
 def may_batch(condition: Expr) -> bool:
-    """A cheap first test for batch(): a `%`, or a counter compared."""
-    return any(node.kind == BINARY and node.op == "%" for node in condition.walk()) or bool(counters(condition))
+    """A cheap first test for batch(): a `%`, a low-bits mask compared with 0, or a counter compared."""
+    return (any(node.kind == BINARY and node.op == "%" for node in condition.walk()) or bool(counters(condition))
+            or any(_low_bits(comparison) for comparison in _comparisons(condition, ("==",))))
 
 
 def trace_switch(condition: Expr) -> bool:

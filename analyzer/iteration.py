@@ -318,7 +318,9 @@ class Iteration:
         recursion terminates.  Chains stop at MAX_CALL_DEPTH calls: fio's I/O loop reaches
         its sync through td_io_queue, an engine's queue callback and do_io_u_sync; deeper, the
         path from a loop usually crosses a dispatcher or a setup phase (fio's thread loop
-        reaches its option parser), and "per iteration" stops meaning "per operation"."""
+        reaches its option parser), and "per iteration" stops meaning "per operation".  A call
+        made by a wrapper (a function whose body only returns another's call) does not count:
+        it adds no dispatch and no phase."""
         if every_iteration in self._hot:
             return self._hot[every_iteration]
         hot: dict[tuple[str, str], tuple[Call, ...]] = {}
@@ -328,15 +330,83 @@ class Iteration:
                 if (self._hot_loop(call.span.path, call.loops) is not None and not self.leaves_loop(call)
                         and not (every_iteration and self.batched(call))):
                     self._mark_targets(call, (call,), hot, queue)
+        self._spread(hot, queue, every_iteration)
+        self._hot[every_iteration] = hot
+        return hot
+
+    def _spread(self, hot: dict[tuple[str, str], tuple[Call, ...]], queue: deque[tuple[str, str]],
+                every_iteration: bool) -> None:
+        """Follow the calls of the functions queued, up to MAX_CALL_DEPTH (see _hot_functions)."""
         while queue:
             fn = queue.popleft()
-            if len(hot[fn]) >= MAX_CALL_DEPTH:
+            if self.depth(hot[fn]) >= MAX_CALL_DEPTH:
                 continue
             for call in self._calls_in.get(fn, ()):
                 if not (every_iteration and self.batched(call)):
                     self._mark_targets(call, hot[fn] + (call,), hot, queue)
-        self._hot[every_iteration] = hot
+
+    def depth(self, chain: tuple[Call, ...]) -> int:
+        """How deep a call chain reaches: its calls, less those a wrapper makes."""
+        return sum(1 for call in chain if not self._forwards(call.span.path, call.function))
+
+    def _forwards(self, path: str, function: str | None) -> bool:
+        fn = self.function_at(path, function)
+        return fn is not None and fn.forwards
+
+    def function_at(self, path: str, function: str | None) -> Function | None:
+        """The definition of a function of this file by its qualified name."""
+        return self._definitions.get((path, function))
+
+    @cached_property
+    def _definitions(self) -> dict[tuple[str, str | None], Function]:
+        return {(path, fn.qualified): fn for defined in self._functions.values() for path, fn in defined}
+
+    def run_per_iteration(self, loop: Loop) -> dict[tuple[str, str], tuple[Call, ...]]:
+        """The functions one loop runs once per iteration through calls, each with its shortest
+        chain (counted and cut as _hot_functions does; not through calls made every N iterations)."""
+        hot: dict[tuple[str, str], tuple[Call, ...]] = {}
+        queue: deque[tuple[str, str]] = deque()
+        for call in self._calls_in.get((loop.span.path, loop.function), ()):
+            if loop.id in call.loops and not self.leaves_loop(call) and not self.batched(call):
+                self._mark_targets(call, (call,), hot, queue)
+        self._spread(hot, queue, True)
         return hot
+
+    def loops_reaching(self, path: str, function: str | None) -> list[HotPath]:
+        """Every loop that runs this function once per iteration through calls, with its
+        shortest chain: the callers' loops _hot_functions would find, not only the nearest."""
+        found: dict[tuple[str, int], HotPath] = {}
+        best = {(path, function): 0}
+        frontier: list[tuple[tuple[str, str | None], tuple[Call, ...]]] = [((path, function), ())]
+        while frontier:
+            following = []
+            for target, chain in frontier:
+                for call in self._callers.get(target, ()):
+                    route = (call,) + chain
+                    if self.depth(route) > MAX_CALL_DEPTH or self.batched(call):
+                        continue
+                    loop = self._hot_loop(call.span.path, call.loops)
+                    if loop is not None and not self.leaves_loop(call):
+                        found.setdefault((loop.span.path, loop.id), HotPath(loop, route))
+                    caller = (call.span.path, call.function)
+                    if call.function is not None and best.get(caller, MAX_CALL_DEPTH + 1) > self.depth(route):
+                        best[caller] = self.depth(route)
+                        following.append((caller, route))
+            frontier = following
+        return list(found.values())
+
+    @cached_property
+    def _callers(self) -> dict[tuple[str, str], list[Call]]:
+        """The calls that may run each function (resolved as resolve() does)."""
+        callers: dict[tuple[str, str], list[Call]] = defaultdict(list)
+        for calls in self._calls_in.values():
+            for call in calls:
+                for path, fn in self.resolve(call):
+                    callers[(path, fn.qualified)].append(call)
+        return callers
+
+    def callers_of(self, path: str, function: str | None) -> list[Call]:
+        return self._callers.get((path, function), [])
 
     @cached_property
     def _hot(self) -> dict[bool, dict[tuple[str, str], tuple[Call, ...]]]:

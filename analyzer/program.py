@@ -15,7 +15,7 @@ from typing import Iterable, Iterator
 from . import constants
 from .expressions import address_base, constant, is_store_through_pointer
 from .iteration import Iteration
-from .variation import Variation
+from .variation import Region, Variation
 from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Span, strip)
 
@@ -333,3 +333,22 @@ class Program(Iteration):
         whose own change does not count (a mapping made afresh each iteration)."""
         outermost = self.loop(path, loops[0]).span if loops else None
         return Variation(self, path, function, outermost, anchors).of(expr, address)
+
+    def region(self, loop: Loop) -> Region:
+        """What one iteration of the loop runs: its body and the functions it calls."""
+        region = self._regions.get((loop.span.path, loop.id))
+        if region is None:
+            region = self._regions[(loop.span.path, loop.id)] = Region(
+                loop, frozenset(self.run_per_iteration(loop)))
+        return region
+
+    def variation_across(self, region: Region, expr: Expr | None, path: str, function: str | None,
+                         address: bool = False, anchors: frozenset[Key] = frozenset()) -> int:
+        """The same, across the iterations of a loop that runs the function through calls: what
+        the loop and the functions it runs assign per iteration (fields and globals included),
+        and what its calls pass as parameters, decide it."""
+        return Variation(self, path, function, None, anchors, region).of(expr, address)
+
+    @cached_property
+    def _regions(self) -> dict[tuple[str, int], Region]:
+        return {}

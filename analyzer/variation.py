@@ -1,18 +1,42 @@
 """How a value changes from one iteration of a loop nest to the next: loop-invariant,
 sequential (affine in the loop's counters: appends, fills, strides), or scattered (hashed,
-random, modulo, loaded from data).  MML003 and MML004 ask this of addresses and paths."""
+random, modulo, loaded from data).  MML003 and MML004 ask this of addresses and paths.
+
+Asked across the iterations of a caller's loop (a Region), the functions that loop runs
+through calls count in full: their assignments update variables and fields per iteration, and
+their parameters take the arguments the region's calls pass them (a position set by a seek
+function from a table entry, then written at by a write function)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .expressions import through_pointer
 from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, STRING, SUBSCRIPT, UNARY,
-                    Assignment, Expr, Span, strip)
+                    Assignment, Call, Expr, Loop, Span, strip)
 
 if TYPE_CHECKING:
     from .program import Key, Program
 
 INVARIANT, AFFINE, SCATTERED = 0, 1, 2
+
+# C library calls that return the file offset they set (SEEK_SET: their offset argument), by the
+# index of that argument.
+SEEKS = {"lseek": 1, "lseek64": 1}
+
+
+@dataclass(frozen=True)
+class Region:
+    """What one iteration of a loop runs: the loop's body in its own function, and the
+    functions it calls (within the call depth iteration.py follows), each in full."""
+
+    loop: Loop
+    functions: frozenset[tuple[str, str]]
+
+    def runs(self, path: str, function: str | None, loops: tuple[int, ...]) -> bool:
+        """Whether code at this place runs in each iteration."""
+        return (path, function) in self.functions or (
+            path == self.loop.span.path and function == self.loop.function and self.loop.id in loops)
 
 
 class Variation:
@@ -22,11 +46,19 @@ class Variation:
     SCALING = {"*", "<<", "/"}   # by a loop-invariant factor, a stride
 
     def __init__(self, program: Program, path: str, function: str | None, loop: Span | None,
-                 anchors: frozenset[Key] = frozenset()):
+                 anchors: frozenset[Key] = frozenset(), region: Region | None = None,
+                 visiting: set[Key] | None = None):
         self.program, self.path, self.function = program, path, function
         self.loop = loop                 # the outermost loop of the nest
         self.anchors = anchors           # pointers offsets are measured from (a fresh mapping's base)
-        self.visiting: set[Key] = set()
+        self.region = region             # a caller's loop, when asked across its iterations
+        self.visiting: set[Key] = set() if visiting is None else visiting
+
+    def _at(self, path: str, function: str | None) -> "Variation":
+        """The same question, about an expression of another function."""
+        if (path, function) == (self.path, self.function):
+            return self
+        return Variation(self.program, path, function, self.loop, self.anchors, self.region, self.visiting)
 
     def of(self, expr: Expr | None, address: bool = False) -> int:
         expr = strip(expr)
@@ -34,6 +66,8 @@ class Variation:
             return INVARIANT
         kids = expr.children
         if expr.kind == CALL:
+            if expr.op in SEEKS and len(kids) > SEEKS[expr.op]:
+                return self.of(kids[SEEKS[expr.op]])   # the offset it moved to
             return SCATTERED    # hash(), rand(), a lookup: data-dependent by assumption
         if expr.kind == SUBSCRIPT:
             base, index = self.of(kids[0], address), self.of(kids[1])
@@ -67,14 +101,35 @@ class Variation:
             return INVARIANT
         if key in self.visiting:
             return SCATTERED    # a recurrence other than x = x +/- step (an LCG, a hash chain)
-        in_loop = [a for a in self.program.assignments_to(key) if self._inside(a.span)]
-        if not in_loop:
+        in_loop = [a for a in self.program.assignments_to(key) if self._runs(a)]
+        passed = self._arguments(key)
+        if not in_loop and not passed:
             return INVARIANT
         self.visiting.add(key)
         try:
-            return max(self._update(a) for a in in_loop)
+            return max([self._at(a.span.path, a.function)._update(a) for a in in_loop]
+                       + [self._at(call.span.path, call.function).of(arg) for call, arg in passed])
         finally:
             self.visiting.discard(key)
+
+    def _runs(self, a: Assignment) -> bool:
+        """Whether an assignment runs in the iterations asked about."""
+        if self.region is not None:
+            return self.region.runs(a.span.path, a.function, a.loops)
+        return self._inside(a.span)
+
+    def _arguments(self, key: Key) -> list[tuple[Call, Expr]]:
+        """For a parameter of a function the region runs, the arguments its calls there pass."""
+        region = self.region
+        if region is None or key[0] != "local" or (key[1], key[2]) not in region.functions:
+            return []
+        fn = self.program.function_at(key[1], key[2])
+        if fn is None or key[3] not in fn.params:
+            return []
+        index = fn.params.index(key[3])
+        return [(call, arg) for call in self.program.callers_of(key[1], key[2])
+                if region.runs(call.span.path, call.function, call.loops)
+                and (arg := call.arg(index)) is not None]
 
     def _update(self, a: Assignment) -> int:
         if a.op == RANGE_ELEMENT:
@@ -98,6 +153,6 @@ class Variation:
 
     def _inside(self, span: Span) -> bool:
         loop = self.loop
-        return loop is not None and span.path == self.path and (
+        return loop is not None and span.path == loop.path and (
             (loop.line, loop.column) <= (span.line, span.column)
             and (span.end_line, span.end_column) <= (loop.end_line, loop.end_column))

@@ -7,8 +7,18 @@ file-backed mapping, when the store runs per iteration of a loop and its offset
 is scattered: hashed, random, taken modulo, or loaded from data (`p[idx[i]]`),
 or a recurrence such as a linear congruential step. Pointers derived from the
 mapping (`uint64_t *slots = (uint64_t *)base;`, `q = base + off`) count.
-Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, and stores whose offset
-moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`).
+The loop may be in a caller: a write function that copies at a position kept in
+a struct field (`memcpy(h->base + h->pos, buf, len)`), reached per record from a
+loop that, through calls, first sets that position from a table or hash (a seek
+function's parameter, given `h->slot_addr[hash(key) % n]`). Across such a loop,
+what the loop and the functions it runs (followed as deep as "per iteration" is)
+assign counts, and parameters take the arguments passed there; `lseek()`'s
+result is the offset it was given.
+Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, stores whose offset
+moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, a position
+set once at open and then advanced by each write), and, across a caller's loop,
+a mapping that the loop makes afresh each iteration (a loop over files or
+commands that maps one each time).
 
 ## Why is this bad?
 Every page of a shared file mapping that a store dirties must be written back,
@@ -39,9 +49,11 @@ sequential copy into the shared mapping followed by one `msync`) at checkpoints.
 If it must live in the file, batch the updates and apply them sorted by offset,
 so each dirtied page takes many stores.
 """
+from mmaplint.analyzer.facts import EVERY_CALL
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import SCATTERED
-from mmaplint.analyzer.program import Program
+from mmaplint.analyzer.iteration import HotPath
+from mmaplint.analyzer.program import Mapping, Program, Store
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML003"
@@ -50,7 +62,8 @@ SEVERITY = "warning"
 SUMMARY = "stores at scattered offsets into a writable MAP_SHARED file mapping in a loop"
 HELP = ("keep hot scattered data in anonymous memory and write it back sequentially, "
         "or sort the updates by offset")
-CALLEES = {"mmap", "mmap64", "memset", "memcpy", "memmove", "strcpy", "strncpy", "bcopy"}
+# every call's arguments: offsets are followed into the program's functions (a seek's parameter)
+CALLEES = {"mmap", "mmap64", "memset", "memcpy", "memmove", "strcpy", "strncpy", "bcopy", EVERY_CALL}
 REPRODUCER = "corpus/scattered_shared_writes"
 
 
@@ -59,12 +72,8 @@ def check(program: Program):
         mapping = program.mapping_written_by(store)
         if mapping is None or not (mapping.shared and mapping.writable and mapping.file_backed):
             continue
-        hot = program.per_iteration(store.span.path, store.function, store.loops)
+        hot = scattered_in(program, store, mapping)
         if hot is None:
-            continue
-        where = (store.span.path, store.function, store.loops)
-        anchors = frozenset({mapping.pointer} - {None})   # offsets count from the mapping's base
-        if program.variation(store.target, *where, address=True, anchors=anchors) != SCATTERED:
             continue
         size = program.constant(mapping.length)
         yield Hit(
@@ -75,3 +84,24 @@ def check(program: Program):
             related=hot.related() + (Related(mapping.call.span, "the shared file mapping"),),
             params={"size": size} if size else {},
         )
+
+
+def scattered_in(program: Program, store: Store, mapping: Mapping) -> HotPath | None:
+    """The loop across whose iterations the store's offset scatters: its own loop nest, or a
+    loop that runs its function through calls (the position a seek function set from a table
+    entry), unless that loop also maps the file afresh each iteration (a loop per command or
+    per file, whose every iteration opens and maps)."""
+    anchors = frozenset({mapping.pointer} - {None})   # offsets count from the mapping's base
+    where = (store.span.path, store.function, store.loops)
+    hot = program.per_iteration(*where)
+    if hot is not None and program.variation(store.target, *where, address=True, anchors=anchors) == SCATTERED:
+        return hot
+    made = mapping.call
+    for outer in program.loops_reaching(store.span.path, store.function):
+        region = program.region(outer.loop)
+        if region.runs(made.span.path, made.function, made.loops):
+            continue
+        if program.variation_across(region, store.target, store.span.path, store.function,
+                                    address=True, anchors=anchors) == SCATTERED:
+            return outer
+    return None

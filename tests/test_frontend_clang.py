@@ -220,3 +220,15 @@ def test_loop_conditions_and_guards(tmp_path: Path) -> None:
     assert [loop.condition.text if loop.condition else None for loop in facts.loops] == [
         "i < argc", None, "n-- > 0", "n < 3"]
     assert [(g.condition.text, g.span.line, g.preprocessor) for g in facts.guards] == [("n % 8 == 0", 4, False)]
+
+
+def test_parameters_in_order_and_wrappers(tmp_path: Path) -> None:
+    facts = parse(tmp_path, "#include <unistd.h>\n"
+                            "static inline ssize_t put(int fd, const void *buf, size_t n) { return write(fd, buf, n); }\n"
+                            "static long twice(int a, int) { return (long) put(a, 0, 0); }\n"
+                            "static void none(void) { twice(1, 2); }\n"
+                            "static int counts(int a) { a++; return a; }\n"
+                            "static int two_calls(int a) { none(); return twice(a, 0); }\n")
+    assert [(f.name, f.params, f.forwards) for f in facts.functions] == [
+        ("put", ("fd", "buf", "n"), True), ("twice", ("a", ""), True), ("none", (), True),
+        ("counts", ("a",), False), ("two_calls", ("a",), False)]

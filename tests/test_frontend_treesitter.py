@@ -379,3 +379,32 @@ def test_a_definition_decorated_by_an_unknown_function_like_macro_keeps_its_fact
     assert [f.qualified for f in facts.functions] == ["smp_mgt_init", "other"]
     assert [(c.callee, c.function, c.span.line) for c in facts.calls] == [
         ("msync", "smp_mgt_init", 4), ("g", "other", 6)]
+
+
+WRAPPERS = """
+#include <unistd.h>
+static inline ssize_t put(int fd, const void *buf, size_t n)
+{
+#if HAVE_PUT
+    return write(fd, buf, n);
+#else
+    return pwrite(fd, buf, n, 0);
+#endif
+}
+static long twice(int a, int) { return (long) put(a, 0, 0); }
+static void none(void) { twice(1, 2); }
+static int counts(int a) { a++; return a; }
+static int two_calls(int a) { none(); return twice(a, 0); }
+"""
+
+
+def test_parameters_in_order_and_wrappers():
+    facts = read(WRAPPERS)
+    assert [(f.name, f.params, f.forwards) for f in facts.functions] == [
+        ("put", ("fd", "buf", "n"), True), ("twice", ("a", ""), True), ("none", (), True),
+        ("counts", ("a",), False), ("two_calls", ("a",), False)]
+
+
+def test_every_call_gets_arguments():
+    facts = read("void f(int k) { g(k, 1); }\n", wanted=frozenset({"*"}))
+    assert [a.op or a.value for a in call(facts, "g").args] == ["k", 1]

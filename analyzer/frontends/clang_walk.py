@@ -16,7 +16,7 @@ from typing import Callable
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
-from ..facts import (IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
+from ..facts import (EVERY_CALL, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Span)
 from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter
 from . import clang_native as native
@@ -36,6 +36,24 @@ _LOOP_KINDS = {_K.FOR_STMT.value: "for", _K.WHILE_STMT.value: "while", _K.DO_STM
 # A branch ending in one of these leaves the loop it is in (a break, unless it leaves a switch).
 _LEAVING = {_K.RETURN_STMT.value, _K.GOTO_STMT.value}
 _BREAK = 0   # CXChildVisit_Break: stop after a handler failed
+
+
+def _forwards(parts: list[Cursor]) -> bool:
+    """Whether a definition's body only hands its work to another function: one `return g(...);`
+    or `g(...);` (a wrapper)."""
+    body = parts[-1] if parts else None
+    if body is None or body._kind_id != _K.COMPOUND_STMT.value:
+        return False
+    statements = native.children(body)
+    if len(statements) != 1:
+        return False
+    statement = statements[0]
+    if statement._kind_id == _K.RETURN_STMT.value:
+        values = native.children(statement)
+        if len(values) != 1:
+            return False
+        statement = values[0]
+    return call_under(statement) is not None
 
 
 @dataclass(frozen=True)
@@ -62,6 +80,7 @@ class FactWalker:
         self.guards: list[Guard] = []
         self._function: str | None = None
         self._locals: set[str] = set()
+        self._params: list[str] = []
         self._regions: list[_LoopRegion] = []
         self._switches: list[tuple[int, int]] = []
         self._ifs: list[tuple[Cursor, Cursor, Cursor]] = []
@@ -109,10 +128,12 @@ class FactWalker:
         name = native.spelling(cursor)
         self._function = self._qualified(cursor, name)
         self._locals, self._regions, self._switches, self._ifs = set(), [], [], []
+        self._params = []
         first_call = len(self.calls)
         self._walk_children(cursor)
         self._guards_of_ifs(self.calls[first_call:])
-        self.functions.append(Function(name, self._function, self._span(cursor), frozenset(self._locals)))
+        self.functions.append(Function(name, self._function, self._span(cursor), frozenset(self._locals),
+                                       tuple(self._params), _forwards(native.children(cursor))))
         self._function = None
         self._regions = []
 
@@ -187,7 +208,8 @@ class FactWalker:
             return native.RECURSE
         start, end = self._file.extent(cursor)
         macro = self._macro_of(shape)
-        wanted = shape.callee in self._wanted or (macro is not None and macro in self._wanted)
+        wanted = shape.callee in self._wanted or (macro is not None and macro in self._wanted) \
+            or EVERY_CALL in self._wanted
         self.calls.append(Call(
             callee=shape.callee,
             span=self._span_of(start, end),
@@ -343,10 +365,12 @@ class FactWalker:
             self._note_result(value, target)
         return native.RECURSE
 
-    def _parameter(self, cursor: Cursor, _parent: Cursor) -> int:
+    def _parameter(self, cursor: Cursor, parent: Cursor) -> int:
         name = native.spelling(cursor)
         if self._function is not None and name:   # unnamed: a parameter of a function-pointer type
             self._locals.add(name)
+        if self._function is not None and parent._kind_id in _FUNCTIONS:
+            self._params.append(name)               # one of the definition's own, in order
         return native.CONTINUE
 
     def _init_list(self, cursor: Cursor, _parent: Cursor) -> int:

@@ -14,7 +14,7 @@ from operator import itemgetter
 
 from tree_sitter import Node
 
-from ..facts import (IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
+from ..facts import (EVERY_CALL, IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
                      FrontendOptions, Function, Loop, Span)
 from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter, relevant_guards, trace_switch
 from .ts_expr import Bindings, Converter, MacroConverter
@@ -98,6 +98,36 @@ def _leaves(body: Node) -> bool:
         callee = call.child_by_field_name("function") if call.type == "call_expression" else None
         return callee is not None and callee.type == "identifier" and callee.text.decode() in PROCESS_ENDS
     return last.type in _LEAVING
+
+
+_BRANCHES = {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
+_BRANCH_HEADS = {"condition", "name", "alternative"}
+
+
+def _forwards(body: Node | None) -> bool:
+    """Whether a function body only hands its work to another function: one `return g(...);` or
+    `g(...);`, or one such statement in each branch of the `#if` around it (gdbm's
+    gdbm_file_write calls _gdbm_mapped_write, or write() without mmap)."""
+    if body is None:
+        return False
+    statements = [child for child in body.named_children if child.type != "comment"]
+    if body.type in _BRANCHES:
+        heads = {body.child_by_field_name(field) for field in _BRANCH_HEADS} - {None}
+        statements = [child for child in statements if child not in heads]
+        alternative = body.child_by_field_name("alternative")
+        if alternative is not None and not _forwards(alternative):
+            return False
+    if len(statements) != 1:
+        return False
+    statement = statements[0]
+    if statement.type in _BRANCHES:
+        return _forwards(statement)
+    if statement.type not in ("return_statement", "expression_statement") or statement.named_child_count != 1:
+        return False
+    value = statement.named_children[0]
+    while value.type in ("parenthesized_expression", "cast_expression"):
+        value = value.child_by_field_name("value") or value.named_children[-1]
+    return value.type == "call_expression"
 
 
 def _breaks_loop(node: Node) -> bool:
@@ -289,7 +319,7 @@ class _FileReader:
                 self._expand(frame, node, callee, anchor, result)
                 continue
             args = None
-            if callee in wanted or frame.macro in wanted:
+            if callee in wanted or frame.macro in wanted or EVERY_CALL in wanted:
                 args = frame.conv.arguments(node.child_by_field_name("arguments"))
             receiver = fn.child_by_field_name("argument") if fn.type == "field_expression" else None
             self.pending_calls.append((key, callee, span, function, loops, args, result,
@@ -346,7 +376,8 @@ class _FileReader:
         for node, (qualified, name), names in zip(self.function_nodes, self.qualified, local_names):
             declarator = function_declarator(node)
             params = parameter_names(self.source, declarator) if declarator is not None else []
-            functions.append(Function(name, qualified, self.span(node), frozenset(params + names)))
+            functions.append(Function(name, qualified, self.span(node), frozenset(params + names) - {""},
+                                      tuple(params), _forwards(node.child_by_field_name("body"))))
         return functions
 
     def _field_bindings(self) -> list[FieldBinding]:

@@ -113,10 +113,12 @@ def parameter_names(source: bytes, declarator: Node) -> list[str]:
         return []
     names = []
     for param in params.named_children:
+        if param.type not in ("parameter_declaration", "optional_parameter_declaration"):
+            continue        # `...`, comments
         inner = param.child_by_field_name("declarator")
-        name = declared_name(source, inner) if inner is not None else None
-        if name is not None:
-            names.append(name)
+        if inner is None and text(source, param) == "void":
+            continue        # f(void): no parameter
+        names.append((declared_name(source, inner) if inner is not None else None) or "")
     return names
 
 
