@@ -12,7 +12,8 @@ repeated cost rather than the work itself:
   iteration.
 A helper that opens the file it is handed, called once per input file, and
 streams kept open past their iteration (one per input of a merge) are not
-reported: opening each file once is the job.
+reported: opening each file once is the job.  A path buffer with a pointer into
+it (`tail = path + n`, `&path[n]`) is a template filled in: not the same file.
 
 ## Why is this bad?
 Each open pays `openat`, `fstat` (to size the buffer), the buffer's allocation,
@@ -46,7 +47,7 @@ fixed-size reads.
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import INVARIANT
 from mmaplint.analyzer.program import STREAM_OPENS, Program
-from mmaplint.analyzer.facts import STRING, strip
+from mmaplint.analyzer.facts import BINARY, STRING, SUBSCRIPT, UNARY, strip
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML004"
@@ -112,7 +113,26 @@ def _same_path(program: Program, call, hot) -> bool:
         return False
     # a buffer the loop rewrites with sprintf/strcpy names a new file each time
     variable = program.key(path, call.span.path, call.function)
-    return not any(
-        w.function == call.function and w.loops[:1] == call.loops[:1]
-        and program.key(w.arg(0), w.span.path, w.function) == variable
-        for w in program.calls(*PATH_WRITERS))
+    if any(w.function == call.function and w.loops[:1] == call.loops[:1]
+           and program.key(w.arg(0), w.span.path, w.function) == variable
+           for w in program.calls(*PATH_WRITERS)):
+        return False
+    # so may one with a pointer into it (`tail = path + n`, `&path[n]`): a template filled in
+    return not any(a.function == call.function and _points_into(program, a.value, variable, call)
+                   for a in program.file_of(call.span).assignments)
+
+
+def _points_into(program: Program, value, variable, call) -> bool:
+    """Whether an assigned value is a pointer into the variable's buffer: `path + n` (the
+    buffer leftmost in a sum) or `&path[n]`."""
+    value = strip(value)
+    if value is not None and value.kind == UNARY and value.op == "&":
+        value = strip(value.children[0])
+        if value is None or value.kind != SUBSCRIPT:
+            return False
+        value = value.children[0]
+    elif value is None or value.kind != BINARY or value.op not in ("+", "-"):
+        return False
+    while (value := strip(value)) is not None and value.kind == BINARY and value.op in ("+", "-"):
+        value = value.children[0]
+    return value is not None and program.key(value, call.span.path, call.function) == variable
