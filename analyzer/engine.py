@@ -11,7 +11,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
-from . import suppressions
+from . import frequency, suppressions
 from .compdb import CompdbError, CompilationDatabase
 from .facts import FileFacts, FrontendError, FrontendOptions, Span
 from .findings import FileError, Finding, Related, Report
@@ -207,7 +207,8 @@ def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule]
     callees = frozenset().union(*(r.callees for r in rules))
     parsed = []
     args = _compile_args(files, settings, report.errors)
-    for result in _parse_many(files, settings, callees, args):
+    # the prompt's argument tells a line editor from a program's own function of its name
+    for result in _parse_many(files, settings, callees | frequency.PROMPTS, args):
         if isinstance(result, FileError):
             report.errors.append(result)
         else:

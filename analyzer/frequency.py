@@ -17,6 +17,9 @@ from .facts import BINARY, CALL, IDENTIFIER, INT, MEMBER, OTHER, UNARY, Assignme
 # A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
 # few passes); workload loops are bounded by a size or a count read at run time.
 SMALL_TRIP_COUNT = 16
+# The match counts of glob() and wordexp(): a loop over them runs once per file a pattern (a
+# configuration's include, a user's argument) names, like a loop over the command line.
+PATTERN_MATCH_COUNTS = {"gl_pathc", "we_wordc"}
 # Words of a name that switches on diagnostic output (SQLITE_DEBUG, eVerbosity, g.bTrace).
 _TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
 _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
@@ -32,6 +35,15 @@ WAITS = frozenset({
     "sem_timedwait", "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
     "sigwait", "sigwaitinfo", "sigtimedwait", "sigsuspend", "pause",
 })
+# Line editors that print a prompt and wait for a person to type a line: a loop that makes one
+# (a REPL) is paced by the person.  Only with one argument, the prompt: a program's own
+# function of the same name with other parameters (a record reader) is not one.
+PROMPTS = frozenset({"readline", "linenoise", "getpass"})
+
+
+def waits(call: Call) -> bool:
+    """Whether a call waits for time to pass, another thread or process, or a person."""
+    return call.callee in WAITS or (call.callee in PROMPTS and call.args is not None and len(call.args) == 1)
 
 
 def may_matter(condition_text: str) -> bool:
@@ -65,7 +77,7 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
         return any(guard.span.contains(span) for span in flags_set.get(flag[0].op, ()))
 
     stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
-                  if c.callee in PROCESS_ENDS or c.callee in WAITS)
+                  if c.callee in PROCESS_ENDS or waits(c))
 
     def encloses(span, positions) -> bool:
         first = bisect_left(positions, (span.path, span.line, span.column))
@@ -97,7 +109,8 @@ def handful(loop: Loop, constant: Callable[[Expr], int | None],
             table: Callable[[Expr], bool] = lambda node: False,
             counts_arguments: Callable[[Expr], bool] = lambda name: False) -> str | None:
     """Why a loop runs only a handful of times, or None: bounded by the command-line
-    arguments (argc, or a count kept while reading them), by a small constant, or by a table
+    arguments (argc, or a count kept while reading them) or a pattern's matches (glob()'s
+    gl_pathc), by a small constant, or by a table
     written in the source (its size, or a walk over it: `for (c = checks; c->fn; c++)`,
     `checks[i].fn`; `table` tells whether a node of the condition walks one)."""
     condition = strip(loop.condition)
@@ -106,6 +119,8 @@ def handful(loop: Loop, constant: Callable[[Expr], int | None],
     if over_arguments(loop) or any(node.kind == IDENTIFIER and counts_arguments(node)
                                    for node in condition.walk()):
         return "once per command-line argument"
+    if any(node.kind == MEMBER and node.op in PATTERN_MATCH_COUNTS for node in condition.walk()):
+        return "once per file a pattern names"
     if any(table(node) for node in condition.walk()):
         return "once per entry of a table in the source"
     for comparison in _comparisons(condition, ("<", "<=", ">", ">=")):

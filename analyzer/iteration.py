@@ -91,15 +91,17 @@ class Iteration:
         return callees
 
     def repeats_work(self, path: str, loop_id: int) -> bool:
-        """Whether a loop is a hot loop: not paced by a sleep or a wait (a housekeeping or
-        progress loop, where per-iteration cost is noise), not an option-parsing loop, and not
-        one that runs a handful of times (per command-line argument, up to a small constant).
+        """Whether a loop is a hot loop: not paced by a sleep, a wait or a person typing (a
+        housekeeping, progress or prompt loop, where per-iteration cost is noise), not an
+        option-parsing loop, and not one that runs a handful of times (per command-line
+        argument or file a pattern matched, up to a small constant).
         Asked once per call in the loop: answered once per loop."""
         answer = self._repeats.get((path, loop_id))
         if answer is None:
             callees = self._loop_callees.get((path, loop_id), set())
             answer = self._repeats[(path, loop_id)] = (
                 not callees & NOT_HOT_LOOP_CALLS and not callees & self._wait_wrappers
+                and (path, loop_id) not in self._waiting_loops
                 and frequency.handful(self.loop(path, loop_id), self.constant,
                                       lambda node: self._walks_table(node, path, loop_id),
                                       lambda name: self._counts_arguments(name, path, loop_id)) is None)
@@ -295,13 +297,25 @@ class Iteration:
 
     @cached_property
     def _wait_wrappers(self) -> set[str]:
-        """Functions of the program that always wait (varnish's VTIM_sleep calls nanosleep)."""
-        return {function.rsplit("::", 1)[-1] for _, function in self._always_calling(frequency.WAITS)}
+        """Functions of the program that always wait (varnish's VTIM_sleep calls nanosleep),
+        and those that prompt a person on every iteration of a loop (a REPL's `while ((line =
+        linenoise(prompt)) != NULL)`): running them waits for the person."""
+        return {function.rsplit("::", 1)[-1] for _, function in
+                self._always_calling(frequency.WAITS) | self._always_calling(frequency.PROMPTS, frequency.waits, True)}
 
-    def _always_calling(self, callees: frozenset[str]) -> set[tuple[str, str]]:
-        """The functions that call one of these whenever they run: outside loops and ifs."""
+    @cached_property
+    def _waiting_loops(self) -> set[tuple[str, int]]:
+        """The loops that make a call that waits for a person (frequency.PROMPTS: known by
+        the call's arguments, not only its name)."""
+        return {(call.span.path, loop_id) for call in self.calls(*frequency.PROMPTS) if frequency.waits(call)
+                for loop_id in call.loops}
+
+    def _always_calling(self, callees: frozenset[str], which: Callable[[Call], bool] = lambda call: True,
+                        in_loops: bool = False) -> set[tuple[str, str]]:
+        """The functions that call one of these whenever they run: outside ifs, and outside
+        loops unless in_loops."""
         return {(call.span.path, call.function) for callee in callees for call in self.calls(callee)
-                if call.function is not None and not call.loops
+                if call.function is not None and (in_loops or not call.loops) and which(call)
                 and all(g.preprocessor for g in self.guards_of(call.span, call.function))}
 
     def _hot_loop(self, path: str, loops: tuple[int, ...]) -> Loop | None:
