@@ -20,6 +20,8 @@ SMALL_TRIP_COUNT = 16
 # The match counts of glob() and wordexp(): a loop over them runs once per file a pattern (a
 # configuration's include, a user's argument) names, like a loop over the command line.
 PATTERN_MATCH_COUNTS = {"gl_pathc", "we_wordc"}
+# Searches that return a pointer into the string they are given (or NULL).
+STRING_SEARCHES = frozenset({"strchr", "strrchr", "strchrnul", "strpbrk", "strstr", "strcasestr", "memchr"})
 # Words of a name that switches on diagnostic output (SQLITE_DEBUG, eVerbosity, g.bTrace).
 _TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
 _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds

@@ -10,7 +10,8 @@ from functools import cached_property
 from typing import Callable
 
 from . import frequency
-from .facts import CALL, COND, IDENTIFIER, OTHER, SUBSCRIPT, UNARY, Call, Expr, Function, Guard, Loop, Span, strip
+from .facts import (BINARY, CALL, COND, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Assignment, Call, Expr, Function,
+                    Guard, Loop, Span, strip)
 from .findings import Related
 
 # A loop that calls one of these (or a function of the program that always calls one of the
@@ -113,12 +114,43 @@ class Iteration:
 
     def _counts_arguments(self, name: Expr, path: str, loop_id: int) -> bool:
         """Whether a variable counts command-line arguments: counted up only in loops over
-        argv (fuzzershell's nInFile++ for each input file named)."""
-        counted = [a for a in self.assignments_to(self.key(name, path, self.loop(path, loop_id).function))
-                   if a.op in ("++", "+=")]
-        return bool(counted) and all(
-            any(frequency.over_arguments(self.loop(a.span.path, i)) for i in a.loops)
-            for a in counted)
+        argv (fuzzershell's nInFile++ for each input file named); or walks the text of one (a
+        list given to an option: speedtest1's `do { ...; zTSet = zComma + 1; } while (zTSet[0])`)."""
+        key = self.key(name, path, self.loop(path, loop_id).function)
+        counted = [a for a in self.assignments_to(key) if a.op in ("++", "+=")]
+        if counted and all(any(frequency.over_arguments(self.loop(a.span.path, i)) for i in a.loops)
+                           for a in counted):
+            return True
+        return self._argument_text(key, set())
+
+    def _argument_text(self, key, seen: set) -> bool:
+        """Whether a pointer only ever points into command-line text: argv's strings, optarg,
+        string literals, and places found in them (`p + 1`, `strchr(p, ',')`, `p++`)."""
+        if key in seen:
+            return True
+        seen.add(key)
+
+        def text(expr: Expr | None, a: Assignment) -> bool:
+            expr = strip(expr)
+            if expr is None:
+                return False
+            if expr.kind == STRING or expr.kind == IDENTIFIER and expr.op == "optarg":
+                return True
+            if expr.kind == SUBSCRIPT:      # argv[i]
+                base = strip(expr.children[0])
+                return base is not None and base.kind == IDENTIFIER and base.op == "argv"
+            if expr.kind == IDENTIFIER:
+                return self._argument_text(self.key(expr, a.span.path, a.function), seen)
+            if expr.kind == BINARY and expr.op in ("+", "-"):
+                return text(expr.children[0], a)
+            if expr.kind == CALL and expr.op in frequency.STRING_SEARCHES and expr.children:
+                return text(expr.children[0], a)
+            if expr.kind == COND:
+                return all(text(branch, a) for branch in expr.children[1:])
+            return False
+        assignments = self.assignments_to(key)
+        return any(a.op == "=" for a in assignments) and all(
+            text(a.value, a) if a.op == "=" else a.op in ("++", "--", "+=", "-=") for a in assignments)
 
     def _walks_table(self, node: Expr, path: str, loop_id: int) -> bool:
         """Whether a node of a loop's condition walks a table written in the source (an array
