@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from mmaplint.analyzer.expressions import address_base
 from mmaplint.analyzer.facts import (BINARY, CAST, INT, MEMBER, IDENTIFIER, RANGE_ELEMENT, FileFacts, FrontendError,
                                      FrontendOptions)
 from mmaplint.analyzer.frontends import clang
@@ -152,6 +153,14 @@ def test_member_result(tmp_path: Path) -> None:
                             "void f(struct m *m) { m->base = mmap(0, 1, 1, 1, 1, 0); }\n")
     result = facts.calls[0].result
     assert (result.kind, result.op, result.children[0].op) == (MEMBER, "base", "m")
+
+
+def test_member_named_through_a_macro_is_spelled_out(tmp_path: Path) -> None:
+    """lmdb's `#define mp_pgno mp_p.p_pgno`: the store still writes through np."""
+    facts = parse(tmp_path, "struct pg { struct { long p_pgno; } mp_p; };\n#define mp_pgno mp_p.p_pgno\n"
+                            "typedef struct pg *PG;\nvoid f(PG np, struct pg s) { np->mp_pgno = 1; s.mp_pgno = 2; }\n")
+    assert [a.target.text for a in facts.assignments] == ["np->mp_p.p_pgno", "s.mp_p.p_pgno"]
+    assert [address_base(a.target) and address_base(a.target).op for a in facts.assignments] == ["np", None]
 
 
 def test_syntax_error_is_a_frontend_error(tmp_path: Path) -> None:

@@ -127,7 +127,12 @@ class ExprBuilder:
             kids = native.children(cursor)
             if not kids:   # implicit `this->`: written as a plain name
                 return Expr(IDENTIFIER, text, native.spelling(cursor))
-            return Expr(MEMBER, text, native.spelling(cursor), (self.build(kids[0]),))
+            name, base = native.spelling(cursor), self.build(kids[0])
+            if not "".join(text.split()).endswith(("->" + name, "." + name)):
+                # a member named through a macro (lmdb's `#define mp_pgno mp_p.p_pgno`): spell
+                # it out, so that `np->mp_pgno` still reads as a store through np
+                text = f"{base.text}{'->' if native.is_pointer(kids[0]) else '.'}{name}"
+            return Expr(MEMBER, text, name, (base,))
         if kind == _K.CXX_THIS_EXPR.value:
             return Expr(IDENTIFIER, text, "this")
         if kind in _LITERALS:

@@ -23,6 +23,7 @@ RECURSE = 2       # CXChildVisit_Recurse
 PUNCTUATION = 0   # CXToken_Punctuation
 COMMENT = 4       # CXToken_Comment
 _EVAL_INT = 1     # CXEval_Int
+_POINTER_TYPE = 101    # CXType_Pointer
 
 Visitor = CFUNCTYPE(c_int, Cursor, Cursor, c_void_p)
 Position = tuple[int, int, int, int]   # file location: line, column, byte offset, CXFile handle
@@ -127,6 +128,12 @@ def referenced(cursor: Cursor) -> Cursor:
 def type_spelling(cursor: Cursor) -> str:
     lib = _lib()
     return _string(lib.clang_getTypeSpelling(lib.clang_getCursorType(cursor)))
+
+
+def is_pointer(cursor: Cursor) -> bool:
+    """Whether an expression's type, typedefs resolved, is a pointer."""
+    lib = _lib()
+    return lib.clang_getCanonicalType(lib.clang_getCursorType(cursor))._kind_id == _POINTER_TYPE
 
 
 def semantic_parent(cursor: Cursor) -> Cursor | None:
