@@ -21,6 +21,9 @@ from .registry import Rule, load_rules
 LANGUAGES = {".c": "c", ".h": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++",
              ".hh": "c++", ".hpp": "c++", ".hxx": "c++", ".h++": "c++", ".ipp": "c++",
              ".inl": "c++", ".tcc": "c++"}
+# A configure template of a header (sqlite.h.in, gdbm.h.in) is read as the header it becomes:
+# it declares the structs whose fields the sources' tables fill, in the order they fill them.
+HEADER_TEMPLATES = {suffix + ".in" for suffix in (".h", ".hh", ".hpp", ".hxx")}
 SKIPPED_DIRS = {"node_modules", "__pycache__"}      # and every hidden directory (.git, .venv)
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
 BINARY_PROBE = 8192
@@ -82,8 +85,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[FileError]]:
         if os.path.isdir(given):
             for root, dirs, names in os.walk(given):
                 dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-                files.extend(os.path.join(root, n) for n in sorted(names)
-                             if Path(n).suffix.lower() in LANGUAGES)
+                files.extend(os.path.join(root, n) for n in sorted(names) if _source_suffix(n) in LANGUAGES)
         elif os.path.lexists(given):
             files.append(given)
         else:
@@ -92,9 +94,15 @@ def discover(paths: list[str]) -> tuple[list[str], list[FileError]]:
     return [f for f in files if not (os.path.realpath(f) in seen or seen.add(os.path.realpath(f)))], errors
 
 
+def _source_suffix(name: str) -> str:
+    """The suffix that tells a file's language: foo.h.in reads as foo.h."""
+    if "".join(Path(name).suffixes[-2:]).lower() in HEADER_TEMPLATES:
+        name = name[:-len(".in")]
+    return Path(name).suffix.lower()
+
+
 def language_of(path: str) -> str:
-    suffix = Path(path).suffix
-    return "c++" if suffix == ".C" else LANGUAGES.get(suffix.lower(), "c")
+    return "c++" if Path(path).suffix == ".C" else LANGUAGES.get(_source_suffix(path), "c")
 
 
 def read_source(path: str, max_size: int) -> bytes:

@@ -166,6 +166,32 @@ class FieldBinding:
     field: str
     function: str
     span: Span
+    table: str | None = None  # the file-scope variable the initialiser is of (`ops` of `T ops = {...}`)
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    """A function at a position of a file-scope table initialised without designators
+    (`T kv_methods = {1, kv_close, kv_read};`), from a frontend that does not know the
+    struct's fields (tree-sitter): the struct's declaration (StructFields, maybe from
+    another file) names the field at that position."""
+
+    table: str                # the variable
+    struct: str               # its type's name: a struct tag or a typedef name
+    position: int             # 0-based, counting every entry of the list
+    function: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class StructFields:
+    """A struct declaration's fields in order ("" for an unnamed one), under its tag and the
+    typedef names it is declared with (tree-sitter; clang names a table's fields itself).
+    Only the fields up to the first preprocessor group or nested anonymous member:
+    positions after those depend on the configuration."""
+
+    names: tuple[str, ...]
+    fields: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -179,6 +205,8 @@ class FileFacts:
     calls: tuple[Call, ...] = ()
     assignments: tuple[Assignment, ...] = ()
     field_bindings: tuple[FieldBinding, ...] = ()
+    table_entries: tuple[TableEntry, ...] = ()
+    struct_fields: tuple[StructFields, ...] = ()
     guards: tuple[Guard, ...] = ()
     comments: tuple[tuple[int, str], ...] = ()   # (line, comment text) for every comment line
     lines: int = 0
@@ -200,7 +228,8 @@ class FrontendError(Exception):
 
 
 __all__ = [
-    "Span", "Expr", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "FileFacts",
+    "Span", "Expr", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
+    "StructFields", "FileFacts",
     "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

@@ -10,8 +10,8 @@ from functools import cached_property
 from typing import Callable
 
 from . import frequency
-from .facts import (BINARY, CALL, COND, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Assignment, Call, Expr, Function,
-                    Guard, Loop, Span, strip)
+from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STRING, SUBSCRIPT, UNARY, Assignment, Call, Expr,
+                    Function, Guard, Loop, Span, strip)
 from .findings import Related
 
 # A loop that calls one of these (or a function of the program that always calls one of the
@@ -20,6 +20,17 @@ from .findings import Related
 NOT_HOT_LOOP_CALLS = frequency.WAITS | {"getopt", "getopt_long", "getopt_long_only",
                                          "optparse", "optparse_long"}    # the single-header optparse
 MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
+NULL_POINTERS = {"NULL", "nullptr"}
+
+
+class Tables(frozenset):
+    """The names of the tables a field may point to (see Iteration._receiver_tables); unknown:
+    other pointers are stored in it too."""
+
+    def __new__(cls, names=(), unknown: bool = False):
+        tables = super().__new__(cls, names)
+        tables.unknown = unknown
+        return tables
 
 
 @dataclass(frozen=True)
@@ -63,23 +74,118 @@ class Iteration:
         local = [d for d in defined if d[0] == call.span.path]
         targets = local or list(defined)
         if call.via_field:
-            for name in self._field_bindings.get(call.callee, ()):
+            tables = self._receiver_tables(call)
+            if tables is None:
+                bound = self._field_bindings.get(call.callee, set())
+            else:
+                bound = {name for table in tables for name in self._tables[table].get(call.callee, ())}
+                if tables.unknown:      # a table built at run time, field by field
+                    bound |= self._assigned_to_fields.get(call.callee, set())
+            for name in bound:
                 targets.extend(d for d in self._functions.get(name, []) if d not in targets)
         return targets
 
+    def _receiver_tables(self, call: Call) -> Tables | None:
+        """The tables a call through a field reads its function from, when the program says:
+        `kv_methods.xRead()` reads the file-scope table kv_methods, and `f->pMethods->xRead()`
+        reads one of the tables whose address the program stores in a field named pMethods
+        (`f->pMethods = &kv_methods`), or, when some other pointer is stored there too (`=
+        &g.methods`, an allocation), a table whose fields are assigned at run time
+        (`g.methods.xRead = f`).  None when the receiver is anything else, or no table is
+        stored in its field: the call may run any function bound to a field of the callee's
+        name (_field_bindings)."""
+        receiver = strip(call.receiver)
+        if receiver is None or call.target is not None:
+            return None
+        if receiver.kind == MEMBER:
+            return self._stored_tables.get(receiver.op)
+        if receiver.kind == IDENTIFIER and receiver.op in self._tables \
+                and self.key(receiver, call.span.path, call.function) == ("global", receiver.op):
+            return Tables((receiver.op,))
+        return None
+
+    @cached_property
+    def _tables(self) -> dict[str, dict[str, set[str]]]:
+        """Per file-scope table (a variable initialised with a brace list), the functions its
+        fields hold: by designators, or by position and the fields its struct declares there
+        (any file's declaration of that struct name: tree-sitter reads no includes)."""
+        tables: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        declared: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+        for facts in self.files.values():
+            for b in facts.field_bindings:
+                if b.table is not None:
+                    tables[b.table][b.field].add(b.function)
+            for struct in facts.struct_fields:
+                for name in struct.names:
+                    declared[name].add(struct.fields)
+        for facts in self.files.values():
+            for entry in facts.table_entries:
+                for fields in declared.get(entry.struct, ()):
+                    if entry.position < len(fields) and fields[entry.position]:
+                        tables[entry.table][fields[entry.position]].add(entry.function)
+        return tables
+
+    @cached_property
+    def _stored_tables(self) -> dict[str, Tables]:
+        """Per field name, the tables whose address the program stores in a field of that name:
+        `f->pMethods = &kv_methods`, `= cond ? &a : &b`, or a variable given such an address;
+        and whether other pointers are stored there too (a null pointer is not one)."""
+        stored: dict[str, set[str]] = defaultdict(set)
+        unknown: set[str] = set()
+        for key, assignments in self._assignments.items():
+            if key[0] == "field":
+                for a in assignments:
+                    if a.op == "=":
+                        found = stored[key[-1]]
+                        if not self._tables_in(a.value, a.span.path, a.function, 3, found):
+                            unknown.add(key[-1])
+        return {field: Tables(tables, field in unknown) for field, tables in stored.items() if tables}
+
+    def _tables_in(self, value: Expr | None, path: str, function: str | None, depth: int, found: set[str]) -> bool:
+        """Add the tables a pointer value may point to; whether that is all it may point to."""
+        value = strip(value)
+        if value is None or depth == 0:
+            return False
+        if value.kind == COND:
+            return all([self._tables_in(branch, path, function, depth, found) for branch in value.children[1:]])
+        if self.constant(value) is not None or (value.kind == IDENTIFIER and value.op in NULL_POINTERS):
+            return True
+        if value.kind == UNARY and value.op == "&":
+            value = strip(value.children[0])
+            while value is not None and value.kind == SUBSCRIPT:    # &tables[i]
+                value = strip(value.children[0])
+        if value is None or value.kind != IDENTIFIER:
+            return False
+        key = self.key(value, path, function)
+        if key == ("global", value.op) and value.op in self._tables:
+            found.add(value.op)
+            return True
+        values = [a for a in self.assignments_to(key) if a.op == "="]
+        return bool(values) and all([self._tables_in(a.value, a.span.path, a.function, depth - 1, found)
+                                     for a in values])
+
     @cached_property
     def _field_bindings(self) -> dict[str, set[str]]:
+        """Per field name, the functions any table's initialiser or any assignment puts in it."""
         bound: dict[str, set[str]] = defaultdict(set)
         for facts in self.files.values():
             for b in facts.field_bindings:
                 bound[b.field].add(b.function)
+        for field, functions in self._assigned_to_fields.items():
+            bound[field] |= functions
+        return bound
+
+    @cached_property
+    def _assigned_to_fields(self) -> dict[str, set[str]]:
+        """Per field name, the functions assigned to it at run time (`m->xRead = f`)."""
+        assigned: dict[str, set[str]] = defaultdict(set)
         for key, assignments in self._assignments.items():
             if key[0] == "field":
                 for a in assignments:
                     value = strip(a.value)
                     if a.op == "=" and value is not None and value.kind == IDENTIFIER and value.op in self._functions:
-                        bound[key[-1]].add(value.op)
-        return bound
+                        assigned[key[-1]].add(value.op)
+        return assigned
 
     @cached_property
     def _loop_callees(self) -> dict[tuple[str, int], set[str]]:

@@ -432,3 +432,13 @@ def test_a_rule_bug_is_reported_and_other_rules_still_run(tmp_path):
     assert [f.rule for f in report.findings] == ["MML001"]
     assert [(e.path, e.message) for e in report.errors] == [
         ("<rule MML005>", "internal error in rule MML005 (ValueError: simulated); its findings are missing")]
+
+
+def test_header_templates_are_read_as_headers(tmp_path):
+    from mmaplint.analyzer.engine import discover, language_of
+
+    for name in ("api.h.in", "main.c", "notes.in", "Makefile.in"):
+        (tmp_path / name).write_text("\n")
+    files, _ = discover([str(tmp_path)])
+    assert sorted(Path(f).name for f in files) == ["api.h.in", "main.c"]
+    assert language_of(str(tmp_path / "api.hpp.in")) == "c++"

@@ -100,8 +100,8 @@ def test_assignments(c_facts: FileFacts) -> None:
 
 
 def test_field_bindings_designated_and_positional(c_facts: FileFacts) -> None:
-    assert [(b.field, b.function, b.span.line) for b in c_facts.field_bindings] == [
-        ("queue", "q", 7), ("queue", "q", 8), ("flush", "q", 8)]
+    assert [(b.field, b.function, b.span.line, b.table) for b in c_facts.field_bindings] == [
+        ("queue", "q", 7, "by_name"), ("queue", "q", 8, "by_position"), ("flush", "q", 8, "by_position")]
 
 
 def test_comments_one_entry_per_line(c_facts: FileFacts) -> None:

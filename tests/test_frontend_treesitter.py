@@ -408,3 +408,23 @@ def test_parameters_in_order_and_wrappers():
 def test_every_call_gets_arguments():
     facts = read("void f(int k) { g(k, 1); }\n", wanted=frozenset({"*"}))
     assert [a.op or a.value for a in call(facts, "g").args] == ["k", 1]
+
+
+def test_positional_tables_and_struct_fields():
+    facts = read("typedef struct methods methods;\n"
+                 "struct methods {\n"
+                 "  int iVersion;\n"
+                 "  int (*xClose)(void *), (*xRead)(void *, int);\n"
+                 "#ifdef EXTRA\n"
+                 "  int (*xExtra)(void);\n"
+                 "#endif\n"
+                 "  int (*xLast)(void);\n"
+                 "};\n"
+                 "static const methods kv = { 1, kv_close, kv_read };\n"
+                 "struct methods many[] = { { 1, a_close }, { .xRead = b_read } };\n"
+                 "int f(void) { static methods local = { 1, l_close }; return 0; }\n")
+    assert [(s.names, s.fields) for s in facts.struct_fields] == [
+        (("methods",), ("iVersion", "xClose", "xRead"))]     # up to the #ifdef: positions after it vary
+    assert [(e.table, e.struct, e.position, e.function) for e in facts.table_entries] == [
+        ("kv", "methods", 1, "kv_close"), ("kv", "methods", 2, "kv_read"), ("many", "methods", 1, "a_close")]
+    assert [(b.field, b.function, b.table) for b in facts.field_bindings] == [("xRead", "b_read", "many")]

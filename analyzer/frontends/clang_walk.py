@@ -77,6 +77,8 @@ class FactWalker:
         self.calls: list[Call] = []
         self.assignments: list[Assignment] = []
         self.field_bindings: list[FieldBinding] = []
+        self._table: str | None = None     # the file-scope variable being initialised
+        self._table_lists: set[int] = set()  # the lists of its elements, when it is an array of tables
         self.guards: list[Guard] = []
         self._function: str | None = None
         self._locals: set[str] = set()
@@ -122,7 +124,9 @@ class FactWalker:
         elif kind in _FUNCTIONS and native.is_definition(cursor):
             self._definition(cursor)
         elif kind == _K.VAR_DECL.value:
+            self._table = native.spelling(cursor)     # a table's initialiser binds its fields
             self._walk_from(cursor)
+            self._table, self._table_lists = None, set()
 
     def _definition(self, cursor: Cursor) -> None:
         name = native.spelling(cursor)
@@ -373,17 +377,26 @@ class FactWalker:
             self._params.append(name)               # one of the definition's own, in order
         return native.CONTINUE
 
-    def _init_list(self, cursor: Cursor, _parent: Cursor) -> int:
+    def _init_list(self, cursor: Cursor, parent: Cursor) -> int:
         items = native.children(cursor)
+        # the table: the variable's own list, or an element of its array's list (not a nested member's)
+        table = None
+        if self._table is not None and parent._kind_id == _K.VAR_DECL.value:
+            table = self._table
+            if native.type_spelling(cursor).endswith("]"):      # an array of tables
+                self._table_lists = {native.identity(item) for item in items if item._kind_id == _K.INIT_LIST_EXPR.value}
+                table = None
+        elif self._table is not None and native.identity(cursor) in self._table_lists:
+            table = self._table
         designated = [(item, parts) for item in items if item._kind_id == _K.UNEXPOSED_EXPR.value
                       for parts in [native.children(item)] if parts and parts[0]._kind_id == _K.MEMBER_REF.value]
         if designated:
             for item, parts in designated:
                 fields = [part for part in parts if part._kind_id == _K.MEMBER_REF.value]
-                self._bind(native.spelling(fields[-1]), parts[-1], item)
+                self._bind(native.spelling(fields[-1]), parts[-1], item, table)
         else:
             for field, item in zip(self._fields_of(cursor), items):
-                self._bind(field, item, item)
+                self._bind(field, item, item, table)
         return native.RECURSE
 
     @staticmethod
@@ -395,7 +408,7 @@ class FactWalker:
         return [native.spelling(field) for field in native.children(declaration)
                 if field._kind_id == _K.FIELD_DECL.value]
 
-    def _bind(self, field: str, value: Cursor, span_from: Cursor) -> None:
+    def _bind(self, field: str, value: Cursor, span_from: Cursor, table: str | None) -> None:
         """Record `field = function` when the value is a bare function name."""
         value = look_through(value)
         if value._kind_id != _K.DECL_REF_EXPR.value or native.referenced(value)._kind_id not in _CALLABLE:
@@ -404,5 +417,5 @@ class FactWalker:
         if self.exprs.cursor_text(value) == name:
             start = self._file.extent(span_from)[0]
             end = self._file.extent(value)[1]
-            self.field_bindings.append(FieldBinding(field, name, self._span_of(start, end)))
+            self.field_bindings.append(FieldBinding(field, name, self._span_of(start, end), table))
 

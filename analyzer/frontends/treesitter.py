@@ -15,7 +15,7 @@ from operator import itemgetter
 from tree_sitter import Node
 
 from ..facts import (EVERY_CALL, IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
-                     FrontendOptions, Function, Loop, Span)
+                     FrontendOptions, Function, Loop, Span, StructFields, TableEntry)
 from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter, relevant_guards, trace_switch
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
@@ -391,9 +391,70 @@ class _FileReader:
             if field.type == "field_designator" and field.named_child_count:
                 field = field.named_children[0]
             if field.type == "field_identifier":
+                table = self._table_of(pair.parent)
                 bindings.append(FieldBinding(text(self.source, field), text(self.source, value),
-                                             self.span(pair)))
+                                             self.span(pair), table[0] if table else None))
         return bindings
+
+    def _table_of(self, items: Node | None) -> tuple[str, Node] | None:
+        """The file-scope variable a brace list initialises (itself, or as an element of an
+        array of tables), with its init_declarator."""
+        if items is not None and items.parent is not None and items.parent.type == "initializer_list":
+            items = items.parent        # `T tables[] = {{...}, {...}}`
+        declarator = items.parent if items is not None else None
+        if declarator is None or declarator.type != "init_declarator" or self.function_at(declarator.start_byte):
+            return None
+        name = declared_name(self.source, declarator.child_by_field_name("declarator"))
+        return (name, declarator) if name else None
+
+    def _table_entries(self) -> list[TableEntry]:
+        """The functions in file-scope tables initialised without designators (`T t = {1, f, g};`,
+        `T t[] = {{1, f}, {2, g}}`), by position, for T's declaration to name.  Not a list
+        with a preprocessor group or a syntax error among its entries: positions would shift."""
+        entries = []
+        for init in self.captures.get("init", ()):
+            value = init.child_by_field_name("value")
+            if value is None or value.type != "initializer_list" or self.function_at(init.start_byte):
+                continue
+            declaration = init.parent
+            kind = declaration.child_by_field_name("type") if declaration is not None else None
+            if kind is not None and kind.type == "struct_specifier":
+                kind = kind.child_by_field_name("name")
+            name = declared_name(self.source, init.child_by_field_name("declarator"))
+            if kind is None or kind.type != "type_identifier" or not name:
+                continue
+            struct = text(self.source, kind)
+            lists = [value]
+            if init.child_by_field_name("declarator").type == "array_declarator":
+                lists = [item for item in value.named_children if item.type == "initializer_list"]
+            for items in lists:
+                items = [item for item in items.named_children if item.type != "comment"]
+                if any(item.type == "initializer_pair" or item.type == "ERROR" or item.type.startswith("preproc")
+                       for item in items):
+                    continue        # designated (_field_bindings reads it), or positions unsure
+                entries.extend(TableEntry(name, struct, position, text(self.source, item), self.span(item))
+                               for position, item in enumerate(items) if item.type == "identifier")
+        return entries
+
+    def _struct_fields(self) -> list[StructFields]:
+        """Each struct declaration's fields in order, under its tag and typedef names."""
+        found = []
+        for node in self.captures.get("struct", ()):
+            names = [text(self.source, name)] if (name := node.child_by_field_name("name")) else []
+            if node.parent is not None and node.parent.type == "type_definition":
+                names += [text(self.source, d) for d in node.parent.children_by_field_name("declarator")
+                          if d.type == "type_identifier"]
+            fields: list[str] = []
+            for member in node.child_by_field_name("body").named_children:
+                if member.type == "comment":
+                    continue
+                declarators = member.children_by_field_name("declarator") if member.type == "field_declaration" else []
+                if not declarators:
+                    break       # a preprocessor group, an anonymous struct or union, an error
+                fields += [declared_name(self.source, d, prototypes=True) or "" for d in declarators]
+            if names and fields:
+                found.append(StructFields(tuple(names), tuple(fields)))
+        return found
 
     def _guards(self, conv: Converter) -> list[Guard]:
         """The guards with a call inside (no question is asked of the others, but whether a
@@ -475,6 +536,7 @@ class _FileReader:
             path=self.path, frontend="tree-sitter", reason=reason, language=self.options.language,
             functions=tuple(self._functions()), loops=tuple(loops), calls=tuple(calls),
             assignments=tuple(assignments), field_bindings=tuple(self._field_bindings()),
+            table_entries=tuple(self._table_entries()), struct_fields=tuple(self._struct_fields()),
             guards=relevant_guards(self._guards(conv), calls, assignments),
             comments=tuple(self._comments()), lines=self.lines.count)
 

@@ -24,3 +24,5 @@
 ; Code that runs only when a condition holds.
 (if_statement consequence: (_)) @guard
 (initializer_pair) @binding
+; Struct declarations: their fields name the positions of tables initialised without designators.
+(struct_specifier body: (field_declaration_list)) @struct
