@@ -391,21 +391,20 @@ class _FileReader:
             if field.type == "field_designator" and field.named_child_count:
                 field = field.named_children[0]
             if field.type == "field_identifier":
-                table = self._table_of(pair.parent)
                 bindings.append(FieldBinding(text(self.source, field), text(self.source, value),
-                                             self.span(pair), table[0] if table else None))
+                                             self.span(pair), self._table_of(pair.parent)))
         return bindings
 
-    def _table_of(self, items: Node | None) -> tuple[str, Node] | None:
+    def _table_of(self, items: Node | None) -> str | None:
         """The file-scope variable a brace list initialises (itself, or as an element of an
-        array of tables), with its init_declarator."""
+        array of tables)."""
         if items is not None and items.parent is not None and items.parent.type == "initializer_list":
             items = items.parent        # `T tables[] = {{...}, {...}}`
         declarator = items.parent if items is not None else None
         if declarator is None or declarator.type != "init_declarator" or self.function_at(declarator.start_byte):
             return None
         name = declared_name(self.source, declarator.child_by_field_name("declarator"))
-        return (name, declarator) if name else None
+        return name or None
 
     def _table_entries(self) -> list[TableEntry]:
         """The functions in file-scope tables initialised without designators (`T t = {1, f, g};`,
@@ -414,14 +413,14 @@ class _FileReader:
         entries = []
         for init in self.captures.get("init", ()):
             value = init.child_by_field_name("value")
-            if value is None or value.type != "initializer_list" or self.function_at(init.start_byte):
+            name = self._table_of(value) if value is not None and value.type == "initializer_list" else None
+            if name is None:
                 continue
             declaration = init.parent
             kind = declaration.child_by_field_name("type") if declaration is not None else None
             if kind is not None and kind.type == "struct_specifier":
                 kind = kind.child_by_field_name("name")
-            name = declared_name(self.source, init.child_by_field_name("declarator"))
-            if kind is None or kind.type != "type_identifier" or not name:
+            if kind is None or kind.type != "type_identifier":
                 continue
             struct = text(self.source, kind)
             lists = [value]
