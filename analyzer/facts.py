@@ -129,6 +129,8 @@ EVERY_CALL = "*"
 
 # Assignment.op of a range-for's variable, bound to each element of the range in turn.
 RANGE_ELEMENT = ":"
+# Assignment.ops that step a counter or a cursor by an amount (`i++`, `p += n`).
+STEP_OPS = frozenset({"++", "--", "+=", "-="})
 
 
 @dataclass(frozen=True)
@@ -230,6 +232,6 @@ class FrontendError(Exception):
 __all__ = [
     "Span", "Expr", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
     "StructFields", "FileFacts",
-    "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT",
+    "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT", "STEP_OPS",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

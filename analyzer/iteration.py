@@ -10,8 +10,8 @@ from functools import cached_property
 from typing import Callable
 
 from . import frequency
-from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STRING, SUBSCRIPT, UNARY, Assignment, Call, Expr,
-                    Function, Guard, Loop, Span, strip)
+from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STRING, SUBSCRIPT, UNARY, Assignment,
+                    Call, Expr, Function, Guard, Loop, Span, strip)
 from .findings import Related
 
 # A loop that calls one of these (or a function of the program that always calls one of the
@@ -256,7 +256,7 @@ class Iteration:
             return False
         assignments = self.assignments_to(key)
         return any(a.op == "=" for a in assignments) and all(
-            text(a.value, a) if a.op == "=" else a.op in ("++", "--", "+=", "-=") for a in assignments)
+            text(a.value, a) if a.op == "=" else a.op in STEP_OPS for a in assignments)
 
     def _walks_table(self, node: Expr, path: str, loop_id: int) -> bool:
         """Whether a node of a loop's condition walks a table written in the source (an array
@@ -267,7 +267,7 @@ class Iteration:
         function = self.loop(path, loop_id).function
 
         def counted(index: Expr) -> bool:
-            return any(a.op in ("++", "--", "+=", "-=")
+            return any(a.op in STEP_OPS
                        for name in index.walk() if name.kind == IDENTIFIER
                        for a in self.assignments_to(self.key(name, path, function)))
         if node.kind == SUBSCRIPT:     # table[i], i counted (table[FIELD] only reads one entry)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .expressions import through_pointer
-from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, STRING, SUBSCRIPT, UNARY,
+from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, STEP_OPS, STRING, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, Loop, Span, strip)
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ class Variation:
     def _update(self, a: Assignment) -> int:
         if a.op == RANGE_ELEMENT:
             return SCATTERED     # each iteration's element is data
-        if a.op in ("++", "--", "+=", "-=") or self._steps(a):
+        if a.op in STEP_OPS or self._steps(a):
             return AFFINE        # a counter or an append cursor: monotonic, sequential
         if a.op == "=":
             return self.of(a.value)
