@@ -11,9 +11,13 @@ the mmap; the growth and the first store (or where the mapping is kept) are
 related locations.
 Not reported: a range preallocated with `posix_fallocate()`/`fallocate()`, or
 filled by a `write()` loop before it is mapped; read-only or `MAP_PRIVATE`
-mappings; mappings never stored to and not kept beyond the function; and small
-fixed-size regions (under 64 KiB, like a lock file's slot table), where the cost
-is a handful of faults.
+mappings; mappings never stored to and not kept beyond the function; small fixed-size
+regions (under 64 KiB), where the cost is a handful of faults; and lock tables,
+mappings the program initialises process-shared mutexes, condition variables
+or semaphores in (`pthread_mutex_init(&table->lock, &attr)`, `sem_init`): a
+lock file's region is sized by how many processes coordinate through it, not
+by data, and stays small however its size is computed
+(`(max_readers - 1) * sizeof(struct reader) + sizeof(struct header)`).
 
 ## Why is this bad?
 Growing a file with `ftruncate` or a one-byte write at the new end allocates no
@@ -51,9 +55,10 @@ char *p = mmap(NULL, SEG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 ```
 Grow in large steps (tens of MiB) so allocation happens in few, large extents.
 """
-from mmaplint.analyzer.facts import Call
+from mmaplint.analyzer.expressions import address_base
+from mmaplint.analyzer.facts import UNARY, Call, strip
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.program import MMAP_CALLS, Mapping, Program, Store
+from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program, Store
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML006"
@@ -67,7 +72,10 @@ SEEKS = {"lseek", "lseek64"}
 WRITES = {"write": (2, None), "pwrite": (2, 3), "pwrite64": (2, 3), "writev": (None, None),
           "pwritev": (None, 3), "pwritev2": (None, 3)}
 PREALLOCATES = {"posix_fallocate", "posix_fallocate64", "fallocate", "fallocate64"}
-CALLEES = MMAP_CALLS | TRUNCATES | SEEKS | set(WRITES) | PREALLOCATES | {
+# synchronisation objects shared between processes live in a lock table, not in data
+LOCK_INITS = {"pthread_mutex_init", "pthread_rwlock_init", "pthread_cond_init", "pthread_spin_init",
+              "pthread_barrier_init", "sem_init"}
+CALLEES = MMAP_CALLS | TRUNCATES | SEEKS | set(WRITES) | PREALLOCATES | LOCK_INITS | {
     "memset", "memcpy", "memmove", "strcpy", "strncpy", "bcopy"}
 REPRODUCER = "corpus/sparse_extend_map"
 
@@ -76,6 +84,7 @@ SMALL_REGION = 64 * 1024
 
 def check(program: Program):
     first_stores = _first_stores(program)
+    lock_tables = _lock_tables(program)
     for mapping in program.mappings:
         if not (mapping.shared and mapping.writable and mapping.file_backed):
             continue
@@ -88,6 +97,8 @@ def check(program: Program):
         size = program.constant(mapping.length)
         grown_to = program.constant(growth.arg(1)) if growth.callee in TRUNCATES else None
         if any(n is not None and n < SMALL_REGION for n in (size, grown_to)):
+            continue
+        if mapping.pointer is not None and mapping.pointer in lock_tables:
             continue
         call = mapping.call
         how = (f"{growth.callee}()" if growth.callee in TRUNCATES
@@ -111,6 +122,23 @@ def _first_stores(program: Program) -> dict[Call, Store]:
         mapping = program.mapping_written_by(store)
         if mapping is not None:
             found.setdefault(mapping.call, store)
+    return found
+
+
+def _lock_tables(program: Program) -> set[Key]:
+    """Where the program keeps mappings that it initialises locks in (`pthread_mutex_init(&t->lock,
+    ...)`, or `(t->locks, ...)` for an array member, with t pointing into the mapping): the variable
+    or field, so that an init function apart from the mmap counts too."""
+    found = set()
+    for call in program.calls(*LOCK_INITS):
+        lock = strip(call.arg(0))
+        if lock is None:
+            continue
+        inside = strip(lock.children[0]) if lock.kind == UNARY and lock.op == "&" else lock
+        for pointer in (lock, address_base(inside)):
+            mapping = program.mapping_of(pointer, call.span.path, call.function)
+            if mapping is not None:
+                found.add(mapping.pointer)
     return found
 
 
