@@ -9,7 +9,12 @@ repeated cost rather than the work itself:
   not change (also through a function the loop calls, for a literal path); the
   message says the file is reopened every iteration;
 - or, in the loop itself, a stream that is opened and closed within one
-  iteration.
+  iteration;
+- or, in a function the loop calls, a stream of a file whose name the function
+  builds itself from what it is handed (a key, a record number: `snprintf(path,
+  n, "kv-%s", key)`, or a function of the program filling its buffer), read
+  once and closed there: one small file per item, as a path built in the loop
+  is.
 A helper that opens the file it is handed, called once per input file, and
 streams kept open past their iteration (one per input of a merge) are not
 reported: opening each file once is the job; a path buffer with a pointer into
@@ -55,7 +60,7 @@ fixed-size reads.
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import INVARIANT
 from mmaplint.analyzer.program import STREAM_OPENS, Program
-from mmaplint.analyzer.facts import BINARY, STRING, SUBSCRIPT, UNARY, strip
+from mmaplint.analyzer.facts import EVERY_CALL, BINARY, STRING, SUBSCRIPT, UNARY, strip
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML004"
@@ -67,9 +72,11 @@ BUFFERING = {"setvbuf", "setbuf", "setbuffer", "setlinebuf"}
 STDIO = {"fread", "fwrite", "fgets", "fgetc", "getc", "getline", "getdelim", "fscanf",
          "fprintf", "vfprintf", "fputs", "fputc", "putc", "fseek", "fseeko", "ftell", "rewind",
          "fflush", "fclose", "fileno", "feof", "ferror", "ungetc", "fread_unlocked"}
+READS = {"fread", "fgets", "fgetc", "getc", "getline", "getdelim", "fscanf", "fread_unlocked"}
 WRITES = {"fwrite", "fputs", "fprintf", "vfprintf", "fputc", "putc"}
 PATH_WRITERS = {"sprintf", "snprintf", "strcpy", "strncpy", "strcat", "strncat", "stpcpy", "memcpy"}
-CALLEES = set(STREAM_OPENS) | BUFFERING | STDIO | PATH_WRITERS
+# every call's arguments: a helper may fill its path buffer through a function of the program
+CALLEES = set(STREAM_OPENS) | BUFFERING | STDIO | PATH_WRITERS | {EVERY_CALL}
 REPRODUCER = "corpus/stdio_reopen"
 
 
@@ -83,7 +90,8 @@ def check(program: Program):
         if first is not None and first.callee in BUFFERING:
             continue
         same = _same_path(program, call, hot)
-        if not same and (hot.chain or not _closed_in_iteration(program, call, stream)
+        if not same and ((hot.chain and not (_names_its_file(program, call) and _read_once(program, call, stream)))
+                         or not _closed_in_iteration(program, call, stream)
                          or _written_once(program, call, stream)):
             # A helper opening the file it is handed, streams kept open past the iteration
             # (one per input), or one output file per item written at once: opening each
@@ -106,20 +114,46 @@ def _closed_in_iteration(program: Program, call, stream) -> bool:
         for c in program.calls("fclose"))
 
 
-def _written_once(program: Program, call, stream) -> bool:
-    """Whether the stream, from its open to its fclose, is handed to one write call (and
-    nothing else but fflush/ferror), run once per open: its only use of the buffer."""
+def _uses(program: Program, call, stream) -> list[str]:
+    """The calls handed the stream in its function, from its open to its fclose, in order."""
     uses = []
-    for c in sorted(program.calls(*(WRITES | STDIO)), key=lambda c: (c.span.line, c.span.column)):
-        if (c.function != call.function or c.span.path != call.span.path or c.loops != call.loops
-                or (c.span.line, c.span.column) <= (call.span.line, call.span.column)
+    for c in sorted(program.calls_in(call.span.path, call.function), key=lambda c: (c.span.line, c.span.column)):
+        if (c.loops != call.loops or (c.span.line, c.span.column) <= (call.span.line, call.span.column)
                 or not any(program.key(a, c.span.path, c.function) == stream for a in c.args or ())):
             continue
         if c.callee == "fclose":
             break
         uses.append(c.callee)
+    return uses
+
+
+def _written_once(program: Program, call, stream) -> bool:
+    """Whether the stream, from its open to its fclose, is handed to one write call (and
+    nothing else of stdio but fflush/ferror), run once per open: its only use of the buffer."""
+    uses = [u for u in _uses(program, call, stream) if u in WRITES | STDIO]
     writes = [u for u in uses if u in WRITES]
     return len(writes) == 1 and all(u in WRITES or u in ("fflush", "ferror") for u in uses)
+
+
+def _read_once(program: Program, call, stream) -> bool:
+    """Whether the stream, from its open to its fclose, is handed one read and nothing else
+    but feof/ferror: one small read that a plain open() and read() would do."""
+    uses = [u for u in _uses(program, call, stream) if u not in ("feof", "ferror")]
+    return len(uses) == 1 and uses[0] in READS
+
+
+def _names_its_file(program: Program, call) -> bool:
+    """Whether a helper builds the path it opens from what it is handed (a key, a record number)
+    in a buffer of its own, filled before the open by sprintf & co. or by a function of the
+    program: the file is one per item of the caller's loop, as a path built in the loop is."""
+    fn = program.function_at(call.span.path, call.function)
+    buffer = program.key(call.arg(0), call.span.path, call.function)
+    if fn is None or buffer is None or buffer[0] != "local" or buffer[3] in fn.params:
+        return False
+    return any((c.callee in PATH_WRITERS and program.key(c.arg(0), c.span.path, c.function) == buffer)
+               or (program.resolve(c) and any(program.key(a, c.span.path, c.function) == buffer
+                                              for a in c.args or ()))
+               for c in program.calls_in(call.span.path, call.function) if c.span < call.span)
 
 
 def _same_path(program: Program, call, hot) -> bool:
