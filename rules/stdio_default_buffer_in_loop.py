@@ -143,17 +143,21 @@ def _read_once(program: Program, call, stream) -> bool:
 
 
 def _names_its_file(program: Program, call) -> bool:
-    """Whether a helper builds the path it opens from what it is handed (a key, a record number)
-    in a buffer of its own, filled before the open by sprintf & co. or by a function of the
-    program: the file is one per item of the caller's loop, as a path built in the loop is."""
+    """Whether a helper builds the path it opens from the key it is handed, in a buffer of its
+    own filled before the open (`snprintf(path, n, "kv-%s", key)`, or a function of the program
+    handed the buffer and the parameter): the file is one per item of the caller's loop, as a
+    path built in the loop is."""
     fn = program.function_at(call.span.path, call.function)
     buffer = program.key(call.arg(0), call.span.path, call.function)
     if fn is None or buffer is None or buffer[0] != "local" or buffer[3] in fn.params:
         return False
-    return any((c.callee in PATH_WRITERS and program.key(c.arg(0), c.span.path, c.function) == buffer)
-               or (program.resolve(c) and any(program.key(a, c.span.path, c.function) == buffer
-                                              for a in c.args or ()))
-               for c in program.calls_in(call.span.path, call.function) if c.span < call.span)
+
+    def fills(c) -> bool:
+        keys = [program.key(a, c.span.path, c.function) for a in c.args or ()]
+        handed = any(k is not None and k[0] == "local" and k[3] in fn.params for k in keys)
+        return handed and (keys[0] == buffer if c.callee in PATH_WRITERS
+                           else buffer in keys and bool(program.resolve(c)))
+    return any(fills(c) for c in program.calls_in(call.span.path, call.function) if c.span < call.span)
 
 
 def _same_path(program: Program, call, hot) -> bool:
