@@ -11,10 +11,11 @@ repeated cost rather than the work itself:
 - or, in the loop itself, a stream that is opened and closed within one
   iteration;
 - or, in a function the loop calls, a stream of a file whose name the function
-  builds itself from what it is handed (a key, a record number: `snprintf(path,
-  n, "kv-%s", key)`, or a function of the program filling its buffer), read
-  once and closed there: one small file per item, as a path built in the loop
-  is.
+  builds itself from a key it is handed (`snprintf(path, n, "kv-%s", key)`, or
+  a function of the program handed the key and the buffer), read once and
+  closed there: one small file per item, as a path built in the loop is. A
+  name made from what the function learns of a file it is handed (the sysfs
+  attribute of a device it `stat`s) is one open per input file.
 A helper that opens the file it is handed, called once per input file, and
 streams kept open past their iteration (one per input of a merge) are not
 reported: opening each file once is the job; a path buffer with a pointer into
