@@ -396,6 +396,16 @@ class Iteration:
                 return True
         return False
 
+    def inner_loops(self, loop: Loop, place: Span):
+        """The loops nested in this loop's body that repeat work and are not around the place
+        (before or after it in the iteration), each with the calls inside it: the iteration
+        works through a batch of its own."""
+        where = (loop.span.path, loop.function)
+        for inner in self._loops_in.get(where, ()):
+            if (inner.id != loop.id and loop.span.contains(inner.span) and not inner.span.contains(place)
+                    and self.repeats_work(inner.span.path, inner.id)):
+                yield inner, [c for c in self._calls_in[where] if inner.id in c.loops]
+
     def _loops_before(self, call: Call):
         """The loops of the call's function that end before it (not around it), each with the
         calls inside it."""
