@@ -18,10 +18,10 @@ terminal to raw mode (`tcsetattr`, `cfmakeraw`, before the loop or in a
 function it calls there): each iteration waits for a key a person types; a
 helper that writes its batch in a loop, then flushes once, and likewise an
 iteration that works through a batch in an inner loop of its own, before or
-after the flush, calling the program's functions or writing a stream (a
-progress line per file whose records an inner loop then loads, a row flushed
-after the loop over its columns; an inner loop of a handful of passes is no
-batch); a flush in an iteration that also syncs a file (`fsync`,
+after the flush, calling the program's functions (a progress line per file
+whose records an inner loop then loads; an inner loop of a handful of passes
+is no batch, nor one that only writes the stream: a row flushed after the loop
+over its columns is a flush per record); a flush in an iteration that also syncs a file (`fsync`,
 `fdatasync`, ... in the loop, or outside any loop in a function of the
 program the loop calls; not a sync made every N iterations): the sync is the
 cost, and MML009's to report (on this project's machines, 1,000 iterations
@@ -161,13 +161,11 @@ def _reads_raw_terminal(program: Program, loop) -> bool:
 
 def _batch_per_iteration(program: Program, call, hot) -> bool:
     """Whether the hot loop's iteration runs an inner loop of its own, before or after the
-    flush (or the call leading to it), that repeats work and calls a function of the program
-    or writes a stream: a progress line per file whose records an inner loop then handles, a
-    row flushed after the loop over its columns.  The helper form (write_table's column loop,
-    then one flush) is the batch after_own_loop already knows."""
+    flush (or the call leading to it), that repeats work through a function of the program:
+    a progress line per file whose records an inner loop then loads.  An inner loop that only
+    writes the stream (a row's columns) formats one record, and its flush is per record."""
     place = hot.chain[0].span if hot.chain else call.span
-    return any(c.callee in WRITES or program.resolve(c)
-               for _, calls in program.inner_loops(hot.loop, place) for c in calls)
+    return any(program.resolve(c) for _, calls in program.inner_loops(hot.loop, place) for c in calls)
 
 
 def _syncs_per_iteration(program: Program, loop) -> bool:
