@@ -184,7 +184,7 @@ def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], a
     results: list = [None] * len(files)
     if files:
         try:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(files)), initializer=gc.enable) as pool:
                 futures = [pool.submit(parse_file, f, settings, callees, a) for f, a in zip(files, args)]
                 for index, future in enumerate(futures):
                     results[index] = future.result()
@@ -198,7 +198,7 @@ def _isolated(path: str, settings: Settings, callees: frozenset[str],
               compile_args: tuple[str, ...] | None) -> FileFacts | FileError:
     """One file in a process of its own, after a worker died."""
     try:
-        with ProcessPoolExecutor(max_workers=1) as pool:
+        with ProcessPoolExecutor(max_workers=1, initializer=gc.enable) as pool:
             return pool.submit(parse_file, path, settings, callees, compile_args).result()
     except BrokenProcessPool:
         if settings.frontend == "clang":
@@ -232,7 +232,9 @@ def _uncollected(read, *args) -> tuple[list, bool]:
     trees) that all live to the end of the run and hold no reference cycles: each full
     collection would walk every one again, a third of a tree-sitter run.  Reading makes no
     cyclic garbage; the caller thaws the objects when the run ends, so that a process
-    running many analyses (the tests, an editor) still collects whatever it leaves."""
+    running many analyses (the tests, an editor) still collects whatever it leaves.  Worker
+    processes, forked while collection is off, turn it back on (the pools' initializer):
+    libclang's bindings do leave cycles."""
     collecting, freezing = gc.isenabled(), gc.get_freeze_count() == 0
     gc.disable()
     try:

@@ -472,3 +472,22 @@ def test_a_run_keeps_its_facts_from_the_collector_and_gives_them_back(tmp_path, 
         gc.unfreeze()
     assert during == [(True, True)] and gc.isenabled()
     assert (after > 0) == frozen_by_caller and (before > 0) == frozen_by_caller
+
+
+def _collecting(path, settings, callees, compile_args=None):
+    """A stand-in for parse_file that tells, as a file's error, whether its process collects garbage."""
+    import gc
+
+    from mmaplint.analyzer.findings import FileError
+    return FileError(path, f"collecting: {gc.isenabled()}")
+
+
+def test_worker_processes_collect_garbage(tmp_path, monkeypatch):
+    """Workers are forked while the run holds collection off; they must turn it back on, since
+    the clang frontend leaves reference cycles behind it on every file."""
+    from mmaplint.analyzer import engine
+
+    monkeypatch.setattr(engine, "parse_file", _collecting)
+    paths = [str(write(tmp_path, name, PER_PAGE_MSYNC)) for name in ("a.c", "b.c")]
+    report = engine.analyze(paths, engine.Settings(frontend="clang", jobs=2))
+    assert [e.message for e in report.errors] == ["collecting: True"] * 2
