@@ -442,3 +442,52 @@ def test_header_templates_are_read_as_headers(tmp_path):
     files, _ = discover([str(tmp_path)])
     assert sorted(Path(f).name for f in files) == ["api.h.in", "main.c"]
     assert language_of(str(tmp_path / "api.hpp.in")) == "c++"
+
+
+@pytest.mark.parametrize("frozen_by_caller", [False, True])
+def test_a_run_keeps_its_facts_from_the_collector_and_gives_them_back(tmp_path, frozen_by_caller):
+    """While rules run, the facts read are out of the cyclic collector's reach (gc.freeze), with
+    collection on; afterwards they are back in it, and a caller's own frozen objects stay frozen."""
+    import gc
+    from dataclasses import replace
+
+    from mmaplint.analyzer.engine import Settings, analyze, select_rules
+    from mmaplint.analyzer.registry import load_rules
+
+    during = []
+
+    def watching(program):
+        during.append((gc.isenabled(), gc.get_freeze_count() > 0))
+        return iter(())
+
+    rules = [replace(rule, check=watching) for rule in select_rules(load_rules(), ("MML001",), ())]
+    path = str(write(tmp_path, "bad.c", PER_PAGE_MSYNC))
+    if frozen_by_caller:
+        gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        analyze([path], Settings(frontend="tree-sitter", jobs=1), rules)
+        after = gc.get_freeze_count()
+    finally:
+        gc.unfreeze()
+    assert during == [(True, True)] and gc.isenabled()
+    assert (after > 0) == frozen_by_caller and (before > 0) == frozen_by_caller
+
+
+def _collecting(path, settings, callees, compile_args=None):
+    """A stand-in for parse_file that tells, as a file's error, whether its process collects garbage."""
+    import gc
+
+    from mmaplint.analyzer.findings import FileError
+    return FileError(path, f"collecting: {gc.isenabled()}")
+
+
+def test_worker_processes_collect_garbage(tmp_path, monkeypatch):
+    """Workers are forked while the run holds collection off; they must turn it back on, since
+    the clang frontend leaves reference cycles behind it on every file."""
+    from mmaplint.analyzer import engine
+
+    monkeypatch.setattr(engine, "parse_file", _collecting)
+    paths = [str(write(tmp_path, name, PER_PAGE_MSYNC)) for name in ("a.c", "b.c")]
+    report = engine.analyze(paths, engine.Settings(frontend="clang", jobs=2))
+    assert [e.message for e in report.errors] == ["collecting: True"] * 2
