@@ -63,7 +63,7 @@ reader must see progress. If each record must reach stable storage, buffer a
 batch and `fflush()` + `fdatasync(fileno(f))` per batch.
 """
 from mmaplint.analyzer.constants import STDIO_MODES
-from mmaplint.analyzer.facts import INT, IDENTIFIER, strip
+from mmaplint.analyzer.facts import EVERY_CALL, INT, IDENTIFIER, strip
 from mmaplint.analyzer.frequency import name_words
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import Program
@@ -82,7 +82,9 @@ WRITES = {"fprintf": 0, "vfprintf": 0, "fwprintf": 0, "fputs": 1, "fputc": 1, "p
 # reads -> index of their stream or descriptor argument (None: they read stdin)
 READS = {"fgets": 2, "getline": 2, "getdelim": 3, "fgetc": 0, "getc": 0, "fscanf": 0, "fread": 3,
          "read": 0, "getchar": None, "scanf": None, "gets": None}
-CALLEES = {"fflush", "fclose", "setvbuf", "setbuf"} | set(WRITES) | set(READS)
+# every call's arguments: a function of the program handed the stream between the flush and
+# the fclose writes it again (first_use must see it whichever rules run)
+CALLEES = {"fflush", "fclose", "setvbuf", "setbuf", EVERY_CALL} | set(WRITES) | set(READS)
 RAW_MODE = ("tcsetattr", "cfmakeraw")     # a terminal's mode set: the program reads a terminal
 ERROR_WORDS = {"error", "err", "fatal", "warn", "warning"}
 STANDARD_STREAMS = {"stdout", "stderr", "stdin"}
