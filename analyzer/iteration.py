@@ -81,7 +81,7 @@ class Iteration:
                 bound = {name for table in tables for name in self._tables[table].get(call.callee, ())}
                 if tables.unknown:      # a table built at run time, field by field
                     bound |= self._assigned_to_fields.get(call.callee, set())
-            for name in bound:
+            for name in sorted(bound):    # a set: sorted, so chains do not vary with the hash seed
                 targets.extend(d for d in self._functions.get(name, []) if d not in targets)
         return targets
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mmaplint.analyzer.cli import main
+from mmaplint_cli import mmaplint
 
 PER_PAGE_MSYNC = textwrap.dedent("""\
     #include <sys/mman.h>
@@ -491,3 +492,29 @@ def test_worker_processes_collect_garbage(tmp_path, monkeypatch):
     paths = [str(write(tmp_path, name, PER_PAGE_MSYNC)) for name in ("a.c", "b.c")]
     report = engine.analyze(paths, engine.Settings(frontend="clang", jobs=2))
     assert [e.message for e in report.errors] == ["collecting: True"] * 2
+
+
+def test_call_chains_do_not_vary_with_the_hash_seed(tmp_path):
+    """Two callbacks bound to one field reach the same sync: the chain shown through them is
+    the same in every run (sets of names are walked in order, not in hash order)."""
+    write(tmp_path, "ops.c", textwrap.dedent("""\
+        #include <unistd.h>
+        struct ops { int (*queue)(int fd); };
+        static int do_sync(int fd) { return fsync(fd); }
+        static int alpha_queue(int fd) { return do_sync(fd) + 1; }
+        static int omega_queue(int fd) { return do_sync(fd) + 2; }
+        struct ops alpha = { .queue = alpha_queue };
+        struct ops omega = { .queue = omega_queue };
+        void run(struct ops *o, int fd, int n)
+        {
+            for (int i = 0; i < n; i++)
+                o->queue(fd);
+        }
+        """))
+    outputs = set()
+    for seed in range(8):
+        result = mmaplint("check", "--frontend", "tree-sitter", "--format", "json", "ops.c", cwd=tmp_path,
+                          env={**os.environ, "PYTHONHASHSEED": str(seed)})
+        assert result.returncode == 1, result.stderr
+        outputs.add(result.stdout)
+    assert len(outputs) == 1
