@@ -404,7 +404,7 @@ class Iteration:
         for inner in self._loops_in.get(where, ()):
             if (inner.id != loop.id and loop.span.contains(inner.span) and not inner.span.contains(place)
                     and self.repeats_work(inner.span.path, inner.id)):
-                yield inner, [c for c in self._calls_in[where] if inner.id in c.loops]
+                yield inner, self._calls_inside(inner)
 
     def _loops_before(self, call: Call):
         """The loops of the call's function that end before it (not around it), each with the
@@ -412,7 +412,11 @@ class Iteration:
         where = (call.span.path, call.function)
         for loop in self._loops_in.get(where, ()):
             if loop.id not in call.loops and loop.span < call.span and not loop.span.contains(call.span):
-                yield loop, [c for c in self._calls_in[where] if loop.id in c.loops]
+                yield loop, self._calls_inside(loop)
+
+    def _calls_inside(self, loop: Loop) -> list[Call]:
+        """The calls in a loop's body, nested loops included."""
+        return [c for c in self._calls_in[(loop.span.path, loop.function)] if loop.id in c.loops]
 
     def _after_draining(self, call: Call, loop: Loop) -> bool:
         """An endless inner loop (left by a break at the end of its input) runs before the
