@@ -315,13 +315,15 @@ class Program(Iteration):
 
     def first_use(self, variable: Key, after: Call) -> Call | None:
         """The first call after `after`, in its function, that is handed `variable`."""
+        return next(self.uses_after(variable, after), None)
+
+    def uses_after(self, variable: Key, after: Call) -> Iterator[Call]:
+        """The calls after `after`, in its function and in source order, that are handed `variable`."""
         later = sorted((c for c in self._calls_in.get((after.span.path, after.function), ())
                         if (c.span.line, c.span.column) > (after.span.line, after.span.column)),
                        key=lambda c: (c.span.line, c.span.column))
-        for call in later:
-            if any(self.key(a, call.span.path, call.function) == variable for a in call.args or ()):
-                return call
-        return None
+        return (call for call in later
+                if any(self.key(a, call.span.path, call.function) == variable for a in call.args or ()))
 
     # -- how a value changes per iteration ------------------------------------------------
 

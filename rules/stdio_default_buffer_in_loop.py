@@ -91,9 +91,7 @@ def check(program: Program):
         if first is not None and first.callee in BUFFERING:
             continue
         same = _same_path(program, call, hot)
-        if not same and ((hot.chain and not (_names_its_file(program, call) and _read_once(program, call, stream)))
-                         or not _closed_in_iteration(program, call, stream)
-                         or _written_once(program, call, stream)):
+        if not same and not _reopened_per_item(program, call, stream, hot):
             # A helper opening the file it is handed, streams kept open past the iteration
             # (one per input), or one output file per item written at once: opening each
             # file is the work itself, not a repeated cost.
@@ -107,6 +105,15 @@ def check(program: Program):
         yield Hit(call.span, message, related=related)
 
 
+def _reopened_per_item(program: Program, call, stream, hot) -> bool:
+    """Whether a stream of a file that differs per iteration is still a repeated cost: opened
+    and closed within one iteration and not written once; through calls, only when the helper
+    names the file from a key it is handed and reads it once."""
+    if not _closed_in_iteration(program, call, stream) or _written_once(program, call, stream):
+        return False
+    return not hot.chain or (_names_its_file(program, call) and _read_once(program, call, stream))
+
+
 def _closed_in_iteration(program: Program, call, stream) -> bool:
     """Whether the stream is closed in the same loop iteration it was opened in."""
     return stream is not None and any(
@@ -118,9 +125,8 @@ def _closed_in_iteration(program: Program, call, stream) -> bool:
 def _uses(program: Program, call, stream) -> list[str]:
     """The calls handed the stream in its function, from its open to its fclose, in order."""
     uses = []
-    for c in sorted(program.calls_in(call.span.path, call.function), key=lambda c: (c.span.line, c.span.column)):
-        if (c.loops != call.loops or (c.span.line, c.span.column) <= (call.span.line, call.span.column)
-                or not any(program.key(a, c.span.path, c.function) == stream for a in c.args or ())):
+    for c in program.uses_after(stream, call):
+        if c.loops != call.loops:
             continue
         if c.callee == "fclose":
             break
