@@ -575,6 +575,21 @@ class Iteration:
         return self._callers.get((path, function), [])
 
     @cached_property
+    def command_handlers(self) -> frozenset[tuple[str, str]]:
+        """The functions of the program a `main` hands its own command line, its argc and argv
+        in that order (`exit(HandleInputLine(argc, argv, stderr))`): each call of one elsewhere
+        runs a whole command, as a run of the program would (a batch mode that splits each line
+        of its input into arguments and runs them)."""
+        handlers = set()
+        for path, main in self._functions.get("main", ()):
+            if len(main.params) < 2:
+                continue
+            for call in self._calls_in.get((path, main.qualified), ()):
+                if call.args is not None and [a.text for a in call.args[:2]] == list(main.params[:2]):
+                    handlers.update((where, fn.qualified) for where, fn in self.resolve(call))
+        return frozenset(handlers)
+
+    @cached_property
     def _hot(self) -> dict[bool, dict[tuple[str, str], tuple[Call, ...]]]:
         """_hot_functions' answers, by every_iteration."""
         return {}

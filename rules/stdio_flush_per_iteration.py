@@ -31,8 +31,11 @@ interleaved runs: 0.96x, noise); and whatever mmaplint does not count as per
 iteration (README: loops that wait, run a handful of times, or reach the
 call once per batch). A filter that reads the standard input in its loop's
 condition and flushes each line is reported: fed by a pipe, it is a record
-loop, and so is a command loop that flushes each reply (mmaplint cannot tell
-a command from a record). A test harness that flushes a progress line per
+loop, and so is a command loop that flushes each reply, unless each line runs
+as a command line: an iteration that calls a function `main` also hands its
+own argc and argv (a batch mode like `rrdtool -`, which splits each line into
+arguments and runs them) runs a whole command, and its flush is the reply the
+peer waits for. A test harness that flushes a progress line per
 test case is reported like a record loop unless each case runs in an inner
 loop (its statements, its repetitions): mmaplint cannot tell a test case from
 a record; ignore such files with `per-file-ignores`.
@@ -113,6 +116,8 @@ def check(program: Program):
             continue    # each iteration works through a batch in an inner loop: once per batch
         if _syncs_per_iteration(program, hot.loop):
             continue    # each iteration syncs a file: the flush's write() is noise beside it
+        if _runs_commands(program, hot.loop):
+            continue    # each iteration runs a command line: the flush is its reply
         yield Hit(call.span,
                   f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related())
@@ -179,6 +184,15 @@ def _syncs_per_iteration(program: Program, loop) -> bool:
                    for c in program.calls_in(path, function))
     return any(c.loops and c.loops[-1] == loop.id and not program.batched(c) and not program.leaves_loop(c)
                and (c.callee in SYNCS or any(syncs(where, fn.qualified) for where, fn in program.resolve(c)))
+               for c in program.calls_in(loop.span.path, loop.function))
+
+
+def _runs_commands(program: Program, loop) -> bool:
+    """Whether the loop's iteration runs a whole command: it calls a function that `main`
+    also hands its own argc and argv (rrdtool's `-` mode splits each line of its standard
+    input into arguments and runs them as the command line is run)."""
+    return any(loop.id in c.loops and any((where, fn.qualified) in program.command_handlers
+                                          for where, fn in program.resolve(c))
                for c in program.calls_in(loop.span.path, loop.function))
 
 
