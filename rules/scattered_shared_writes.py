@@ -18,7 +18,13 @@ Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, stores whose offset
 moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, a position
 set once at open and then advanced by each write), and, across a caller's loop,
 a mapping that the loop makes afresh each iteration (a loop over files or
-commands that maps one each time).
+commands that maps one each time), and a store that stamps a page the
+iteration then writes whole: the store's function hands the page back through
+an out-parameter (`*out = np`) and the caller passes it, with the size the
+page was addressed by (`map + psize * pgno`), to `memcpy`/`memmove`/`memset`
+or to a function of the program that copies into it (a copy-on-write tree's
+new page: one whole page is written per page dirtied, which is what
+writeback writes anyway).
 
 ## Why is this bad?
 Every page of a shared file mapping that a store dirties must be written back,
@@ -49,7 +55,8 @@ sequential copy into the shared mapping followed by one `msync`) at checkpoints.
 If it must live in the file, batch the updates and apply them sorted by offset,
 so each dirtied page takes many stores.
 """
-from mmaplint.analyzer.facts import EVERY_CALL
+from mmaplint.analyzer.expressions import address_base
+from mmaplint.analyzer.facts import BINARY, EVERY_CALL, IDENTIFIER, MEMBER, SUBSCRIPT, UNARY, Expr, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import SCATTERED
 from mmaplint.analyzer.iteration import HotPath
@@ -65,6 +72,7 @@ HELP = ("keep hot scattered data in anonymous memory and write it back sequentia
 # every call's arguments: offsets are followed into the program's functions (a seek's parameter)
 CALLEES = {"mmap", "mmap64", "memset", "memcpy", "memmove", "strcpy", "strncpy", "bcopy", EVERY_CALL}
 REPRODUCER = "corpus/scattered_shared_writes"
+BLOCK_WRITES = {"memcpy", "memmove", "memset"}     # handed a page's size, they write it whole
 
 
 def check(program: Program):
@@ -73,7 +81,7 @@ def check(program: Program):
         if mapping is None or not (mapping.shared and mapping.writable and mapping.file_backed):
             continue
         hot = scattered_in(program, store, mapping)
-        if hot is None:
+        if hot is None or _page_written_whole(program, store, hot):
             continue
         size = program.constant(mapping.length)
         yield Hit(
@@ -105,3 +113,67 @@ def scattered_in(program: Program, store: Store, mapping: Mapping) -> HotPath | 
                                     address=True, anchors=anchors) == SCATTERED:
             return outer
     return None
+
+
+def _page_written_whole(program: Program, store: Store, hot: HotPath) -> bool:
+    """Whether the store stamps a page that the iteration then writes whole: its function
+    hands the page back through an out-parameter (`*out = np`), and the caller passes it, with
+    the size the page was addressed by (`map + psize * pgno`), to memcpy, memmove or memset,
+    or to a function of the program that copies into that parameter (a copy-on-write tree's
+    new page: one whole page written per page dirtied)."""
+    if not hot.chain:
+        return False
+    path, function = store.span.path, store.function
+    page = program.key(address_base(store.target), path, function)
+    sizes = {_size_of(factor) for value in program.values_of(page) for node in value.walk()
+             if node.kind == BINARY and node.op == "*" for factor in node.children} - {None}
+    handed = hot.chain[-1]      # the call of the store's function
+    defined = program.function_at(path, function)
+    if not sizes or page is None or defined is None:
+        return False
+    for a in program.files[path].assignments:
+        target = strip(a.target)
+        if (a.function != function or a.op != "=" or target.kind != UNARY or target.op != "*"
+                or program.key(a.value, path, function) != page):
+            continue
+        out = strip(target.children[0])
+        if out.kind != IDENTIFIER or out.op not in defined.params:
+            continue
+        given = strip(handed.arg(defined.params.index(out.op)))
+        if given is None or given.kind != UNARY or given.op != "&":
+            continue
+        back = program.key(given.children[0], handed.span.path, handed.function)
+        if any(_fills(program, call, back, sizes) for call in program.uses_after(back, handed)):
+            return True
+    return False
+
+
+def _fills(program: Program, call, page, sizes: set) -> bool:
+    """Whether the call, handed the page and one of its sizes, writes a block into the page."""
+    where = [i for i, arg in enumerate(call.args) if program.key(arg, call.span.path, call.function) == page]
+    if not any(_size_of(arg) in sizes for arg in call.args):
+        return False
+    if call.callee in BLOCK_WRITES:
+        return 0 in where
+    return any(store.via in BLOCK_WRITES and _root(address_base(store.target)) in
+               {fn.params[i] for i in where if i < len(fn.params)}
+               for path, fn in program.resolve(call)
+               for store in program.stores if store.span.path == path and store.function == fn.qualified)
+
+
+def _size_of(expr: Expr | None) -> str | None:
+    """The name a size is kept under (`psize`, the field `me_psize`), or its literal text."""
+    expr = strip(expr)
+    if expr is None:
+        return None
+    return expr.op if expr.kind in (IDENTIFIER, MEMBER) else expr.text if expr.value is not None else None
+
+
+def _root(expr: Expr | None) -> str | None:
+    """The variable a pointer expression starts from: dst in `dst->data`, `(char *)dst + n`."""
+    expr = strip(expr)
+    while expr is not None and expr.kind != IDENTIFIER:
+        if expr.kind not in (MEMBER, SUBSCRIPT, UNARY, BINARY) or not expr.children:
+            return None
+        expr = strip(expr.children[0])
+    return expr.op if expr is not None else None
