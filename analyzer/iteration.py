@@ -574,6 +574,19 @@ class Iteration:
     def callers_of(self, path: str, function: str | None) -> list[Call]:
         return self._callers.get((path, function), [])
 
+    def starts_up(self, path: str, function: str | None, _seen: frozenset = frozenset()) -> bool:
+        """Whether a function runs only while the program starts: it is `main` (or None: a static
+        initialiser), or every call of it is made outside the loops that repeat work (an option
+        loop does not), in a function that itself only runs while the program starts."""
+        if function is None or function.rsplit("::", 1)[-1] == "main":
+            return True
+        callers = self.callers_of(path, function)
+        seen = _seen | {(path, function)}
+        return bool(callers) and len(seen) <= MAX_CALL_DEPTH * 2 and all(
+            (c.span.path, c.function) not in seen
+            and not any(self.repeats_work(c.span.path, loop) for loop in c.loops)
+            and self.starts_up(c.span.path, c.function, seen) for c in callers)
+
     @cached_property
     def command_handlers(self) -> frozenset[tuple[str, str]]:
         """The functions of the program a `main` hands its own command line, its argc and argv

@@ -12,7 +12,13 @@ kept in a field or global, pushed into a container) and those of the function
 it runs in or is called from: an unmap helper or a destructor that walks a
 vector of segments keeps the rule silent. Points at the mmap.
 Not reported: `MAP_FIXED` mappings, which replace part of a region reserved
-earlier instead of adding to the address space.
+earlier instead of adding to the address space; and mappings made per item of
+a list that the program fills only while it starts (the loop's condition reads
+a global list that is assigned, or handed to an insert, only in `main`, its
+option loop and the functions they call there): varnish maps one storage silo
+per `-s` option and keeps it for the process's life, so the mappings do not
+grow with the workload. A list a loop over requests or records fills is still
+the pattern.
 
 ## Why is this bad?
 Each mapping is a VMA in the process and, for a file, a reference on the file
@@ -49,7 +55,7 @@ for (off_t off = 0; off < total; off += SEG) {
 """
 from collections import defaultdict
 
-from mmaplint.analyzer.facts import BINARY, CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, strip
+from mmaplint.analyzer.facts import BINARY, CALL, EVERY_CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, Loop, strip
 from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program
 from mmaplint.analyzer.registry import Hit
 
@@ -62,7 +68,8 @@ UNMAPS = {"munmap"}
 # Calls that put a pointer into a container the rule cannot name (the receiver is not a fact).
 INSERTS = {"push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", "insert",
            "append", "add", "list_add", "list_add_tail", "g_ptr_array_add"}
-CALLEES = MMAP_CALLS | UNMAPS | INSERTS
+# every call: what fills the list a loop walks may be a macro (VTAILQ_INSERT_TAIL(&head, x, f))
+CALLEES = MMAP_CALLS | UNMAPS | INSERTS | {EVERY_CALL}
 REPRODUCER = "corpus/mmap_no_munmap"
 
 
@@ -83,7 +90,7 @@ def check(program: Program):
         if untraced and _reaches_untraced(program, held, inserted, untraced):
             continue
         hot = program.call_per_iteration(mapping.call, every_iteration=False)   # a leak every N still grows
-        if hot is None:
+        if hot is None or _over_configured_items(program, hot.loop):
             continue
         kept = _kept_in(mapping)
         size = program.constant(mapping.length)
@@ -108,6 +115,30 @@ def _reaches_untraced(program: Program, held: set[Key], inserted: set[Key],
               if c.function == function}
     return any((u.span.path, u.function) in homes or _unqualified(u.function) in called
                for u in untraced)
+
+
+def _over_configured_items(program: Program, loop: Loop) -> bool:
+    """Whether the loop walks a list the program fills only while it starts: its condition
+    reads a global that is assigned, or handed to a call whose value is unused (an insert),
+    only outside the loop and in functions that run while the program starts (from main, or
+    its option loop).  Such a list holds one item per option the command line gives (varnish
+    maps one silo per `-s`), so its mappings do not grow with the workload."""
+    path, function = loop.span.path, loop.function
+    lists = {key for node in loop.condition.walk() if node.kind == IDENTIFIER
+             for key in [program.key(node, path, function)] if key is not None and key[0] == "global"} \
+        if loop.condition is not None else set()
+
+    def outside(place) -> bool:
+        return not (place.span.path == path and loop.id in place.loops)
+    for key in lists:
+        fills = [(a.span.path, a.function) for a in program.assignments_to(key) if outside(a)]
+        fills += [(c.span.path, c.function) for facts in program.files.values() for c in facts.calls
+                  if c.result is None and outside(c)
+                  and any(_holder(program, arg, c.span.path, c.function) == key for arg in c.args or ())]
+        # filled by code, not only by its initialiser (a constant's #define is one too)
+        if any(function for _, function in fills) and all(program.starts_up(*place) for place in set(fills)):
+            return True
+    return False
 
 
 def _unqualified(function: str | None) -> str | None:
