@@ -97,7 +97,10 @@ class Program(Iteration):
                 self._guards[(facts.path, guard.function)].append(guard)
             for fn in facts.functions:
                 self._functions[fn.name].append((facts.path, fn))
-                self._locals[(facts.path, fn.qualified)] = fn.locals
+                # a function defined twice in one file (#if/#else alternatives, one a stub)
+                # declares the locals of both: the last must not turn the first's into globals
+                where = (facts.path, fn.qualified)
+                self._locals[where] = self._locals.get(where, frozenset()) | fn.locals
             for loop in facts.loops:
                 self._loops[(facts.path, loop.id)] = loop
                 self._loops_in[(facts.path, loop.function)].append(loop)

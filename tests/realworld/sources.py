@@ -15,6 +15,10 @@ from pathlib import Path
 MIRROR = "http://deb.debian.org/debian"
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 SUITES = ("bookworm", "trixie")
+# Libraries Debian also builds from a larger package's tree: when the library's own source
+# package cannot be fetched, its directory in that package stands in.  trixie builds
+# libtdb1 and tdb-tools from samba's source; bookworm's tdb tarball is not served here.
+BUNDLED = {"tdb": ("samba", "lib/tdb")}
 
 
 class FetchError(Exception):
@@ -80,7 +84,25 @@ def _orig_tarballs(directory: Path) -> list[Path]:
 
 
 def fetch(package: str, cache: Path, apt: Apt) -> Source:
-    """The package's upstream tree, unpacked once under cache/src."""
+    """The package's upstream tree, unpacked once under cache/src; or, for a library in
+    BUNDLED whose own package cannot be fetched, its directory in the host package's tree."""
+    try:
+        return _fetch(package, cache, apt)
+    except FetchError as own:
+        if package not in BUNDLED:
+            raise
+        host, directory = BUNDLED[package]
+        try:
+            source = _fetch(host, cache, apt)
+        except FetchError as exc:
+            raise FetchError(f"{own}; {exc}") from None
+        root = source.root / directory
+        if not root.is_dir():
+            raise FetchError(f"{own}; {host} {source.version} has no {directory}") from None
+        return Source(package, f"{host} {source.version} {directory}", source.suite, root)
+
+
+def _fetch(package: str, cache: Path, apt: Apt) -> Source:
     failures = []
     for suite in SUITES:
         downloads = cache / "downloads" / f"{package}-{suite}"
