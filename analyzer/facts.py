@@ -148,6 +148,15 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class Return:
+    """`return value;`: what a function hands its caller (a bare `return;` has none)."""
+
+    value: Expr
+    span: Span
+    function: str
+
+
+@dataclass(frozen=True)
 class Guard:
     """Code that runs only when a condition holds: the then-branch of an `if`, or (tree-sitter,
     which reads every preprocessor group) an `#if`/`#ifdef` group.  Else-branches are not
@@ -206,6 +215,7 @@ class FileFacts:
     loops: tuple[Loop, ...] = ()
     calls: tuple[Call, ...] = ()
     assignments: tuple[Assignment, ...] = ()
+    returns: tuple[Return, ...] = ()
     field_bindings: tuple[FieldBinding, ...] = ()
     table_entries: tuple[TableEntry, ...] = ()
     struct_fields: tuple[StructFields, ...] = ()

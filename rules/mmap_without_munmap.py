@@ -8,9 +8,12 @@ mapping went to, nor a variable, field or array it was copied into
 (`segs[n] = p` then `munmap(segs[i], len)` counts as released). A `munmap()` of
 something the rule cannot trace (a function parameter, a range-for element) is
 taken to release every mapping that escapes what the rule follows (returned,
-kept in a field or global, pushed into a container) and those of the function
-it runs in or is called from: an unmap helper or a destructor that walks a
-vector of segments keeps the rule silent. Points at the mmap.
+either branch of `return p == MAP_FAILED ? NULL : p` included; stored through a
+pointer parameter, `*out = mmap(...)`; kept in a field or global; pushed into a
+container) and those of the function it runs in or is called from: an unmap
+helper or a destructor that walks a vector of segments keeps the rule silent,
+and so does a `map_segment()` helper whose callers hand each segment to an
+`unmap_segment(void *p)`. Points at the mmap.
 Not reported: `MAP_FIXED` mappings, which replace part of a region reserved
 earlier instead of adding to the address space; and mappings made per item of
 a list that the program fills only while it starts (the loop's condition reads
@@ -55,7 +58,8 @@ for (off_t off = 0; off < total; off += SEG) {
 """
 from collections import defaultdict
 
-from mmaplint.analyzer.facts import BINARY, CALL, EVERY_CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, Loop, strip
+from mmaplint.analyzer.facts import (BINARY, CALL, COND, EVERY_CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr,
+                                     Loop, strip)
 from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program
 from mmaplint.analyzer.registry import Hit
 
@@ -83,11 +87,12 @@ def check(program: Program):
     unmapped = {key for _, key in unmaps}
     inserted = {_holder(program, arg, c.span.path, c.function)
                 for c in program.calls(*INSERTS) for arg in c.args or ()}
+    escaped = inserted | _returned(program)
     for mapping in program.mappings:
         held = holders[mapping.call]
         if "MAP_FIXED" in mapping.flags or held & unmapped:
             continue
-        if untraced and _reaches_untraced(program, held, inserted, untraced):
+        if untraced and _reaches_untraced(program, mapping, held, escaped, untraced):
             continue
         hot = program.call_per_iteration(mapping.call, every_iteration=False)   # a leak every N still grows
         if hot is None or _over_configured_items(program, hot.loop):
@@ -103,12 +108,14 @@ def check(program: Program):
         )
 
 
-def _reaches_untraced(program: Program, held: set[Key], inserted: set[Key],
+def _reaches_untraced(program: Program, mapping: Mapping, held: set[Key], escaped: set[Key],
                       untraced: list[Call]) -> bool:
     """Whether an munmap of something untraced (a parameter, a container element) may be handed
-    this mapping: the mapping escapes what the rule follows (returned, kept in a field or global,
-    put in a container), or the munmap runs in, or is called from, a function holding it."""
-    if not held or held & inserted or any(key[0] != "local" for key in held):
+    this mapping: the mapping escapes what the rule follows (returned, stored through a pointer
+    parameter, kept in a field or global, put in a container), or the munmap runs in, or is called
+    from, a function holding it."""
+    if not held or held & escaped or _through_parameter(program, mapping) \
+            or any(key[0] != "local" for key in held):
         return True
     homes = {(key[1], key[2]) for key in held}
     called = {c.callee for path, function in homes for c in program.files[path].calls
@@ -139,6 +146,36 @@ def _over_configured_items(program: Program, loop: Loop) -> bool:
         if any(function for _, function in fills) and all(program.starts_up(*place) for place in set(fills)):
             return True
     return False
+
+
+def _returned(program: Program) -> set[Key]:
+    """The variables functions hand their callers: `return p;`, either branch of
+    `return p == MAP_FAILED ? NULL : p;`."""
+    returned = set()
+    for facts in program.files.values():
+        for r in facts.returns:
+            for value in _branches(r.value):
+                key = _holder(program, value, r.span.path, r.function)
+                if key is not None:
+                    returned.add(key)
+    return returned
+
+
+def _branches(expr: Expr | None) -> list[Expr | None]:
+    expr = strip(expr)
+    if expr is not None and expr.kind == COND:
+        return [branch for child in expr.children[1:] for branch in _branches(child)]
+    return [expr]
+
+
+def _through_parameter(program: Program, mapping: Mapping) -> bool:
+    """`*out = mmap(...)` with `out` a parameter: the mapping lands in the caller's variable."""
+    result = strip(mapping.call.result)
+    if result is None or result.kind != UNARY or result.op != "*" or not result.children:
+        return False
+    pointer = strip(result.children[0])
+    fn = program.function_at(mapping.call.span.path, mapping.call.function)
+    return pointer is not None and pointer.kind == IDENTIFIER and fn is not None and pointer.op in fn.params
 
 
 def _unqualified(function: str | None) -> str | None:

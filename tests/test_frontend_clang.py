@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from mmaplint.analyzer.expressions import address_base
-from mmaplint.analyzer.facts import (BINARY, CAST, INT, MEMBER, IDENTIFIER, RANGE_ELEMENT, FileFacts, FrontendError,
+from mmaplint.analyzer.facts import (BINARY, CAST, COND, INT, MEMBER, IDENTIFIER, RANGE_ELEMENT, FileFacts, FrontendError,
                                      FrontendOptions)
 from mmaplint.analyzer.frontends import clang
 from mmaplint.analyzer.frontends.clang_includes import builtin_include_dir
@@ -241,3 +241,11 @@ def test_parameters_in_order_and_wrappers(tmp_path: Path) -> None:
     assert [(f.name, f.params, f.forwards) for f in facts.functions] == [
         ("put", ("fd", "buf", "n"), True), ("twice", ("a", ""), True), ("none", (), True),
         ("counts", ("a",), False), ("two_calls", ("a",), False)]
+
+
+def test_returns_keep_their_value_and_function(tmp_path: Path) -> None:
+    from test_frontend_treesitter import RETURNS
+    facts = parse(tmp_path, RETURNS)
+    assert [(r.function, r.value.text, r.span.line, r.span.column) for r in facts.returns] == [
+        ("map", "0", 4, 26), ("map", "p == MAP_FAILED ? 0 : (char *)p + 1", 5, 5)]
+    assert facts.returns[1].value.kind == COND

@@ -428,3 +428,19 @@ def test_positional_tables_and_struct_fields():
     assert [(e.table, e.struct, e.position, e.function) for e in facts.table_entries] == [
         ("kv", "methods", 1, "kv_close"), ("kv", "methods", 2, "kv_read"), ("many", "methods", 1, "a_close")]
     assert [(b.field, b.function, b.table) for b in facts.field_bindings] == [("xRead", "b_read", "many")]
+
+
+RETURNS = ("#include <sys/mman.h>\n"
+           "static void *map(int fd, size_t n) {\n"
+           "    void *p = mmap(0, n, PROT_READ, MAP_SHARED, fd, 0);\n"
+           "    if (p == MAP_FAILED) return 0;\n"
+           "    return p == MAP_FAILED ? 0 : (char *)p + 1;\n"
+           "}\n"
+           "static void done(void) { return; }\n")
+
+
+def test_returns_keep_their_value_and_function():
+    facts = read(RETURNS)
+    assert [(r.function, r.value.text, r.span.line, r.span.column) for r in facts.returns] == [
+        ("map", "0", 4, 26), ("map", "p == MAP_FAILED ? 0 : (char *)p + 1", 5, 5)]
+    assert shape(facts.returns[1].value)[:2] == (COND, "")

@@ -94,6 +94,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         loops=tuple(walker.loops),
         calls=tuple(walker.calls),
         assignments=tuple(walker.assignments),
+        returns=tuple(walker.returns),
         field_bindings=tuple(walker.field_bindings),
         guards=relevant_guards(walker.guards, walker.calls, walker.assignments),
         comments=tuple(_comments(tu, path, source)),

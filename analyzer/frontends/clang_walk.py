@@ -17,7 +17,7 @@ from typing import Callable
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
 from ..facts import (EVERY_CALL, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
-                     FrontendOptions, Guard, Loop, Span)
+                     FrontendOptions, Guard, Loop, Return, Span)
 from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter
 from . import clang_native as native
 from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
@@ -76,6 +76,7 @@ class FactWalker:
         self.loops: list[Loop] = []
         self.calls: list[Call] = []
         self.assignments: list[Assignment] = []
+        self.returns: list[Return] = []
         self.field_bindings: list[FieldBinding] = []
         self._table: str | None = None     # the file-scope variable being initialised
         self._table_lists: set[int] = set()  # the lists of its elements, when it is an array of tables
@@ -95,6 +96,7 @@ class FactWalker:
             _K.BINARY_OPERATOR.value: self._binary,
             _K.COMPOUND_ASSIGNMENT_OPERATOR.value: self._binary,
             _K.UNARY_OPERATOR.value: self._unary,
+            _K.RETURN_STMT.value: self._return,
             _K.VAR_DECL.value: self._variable,
             _K.PARM_DECL.value: self._parameter,
             _K.INIT_LIST_EXPR.value: self._init_list,
@@ -350,6 +352,12 @@ class FactWalker:
         op = native.unary_operator(cursor)
         if op in ("++", "--"):
             self._assign(cursor, self.exprs.build(native.children(cursor)[0]), op, None)
+        return native.RECURSE
+
+    def _return(self, cursor: Cursor, _parent: Cursor) -> int:
+        value = native.children(cursor)
+        if value and self._function is not None:
+            self.returns.append(Return(self.exprs.build(value[0]), self._span(cursor), self._function))
         return native.RECURSE
 
     def _variable(self, cursor: Cursor, parent: Cursor) -> int:

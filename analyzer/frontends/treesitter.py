@@ -15,7 +15,7 @@ from operator import itemgetter
 from tree_sitter import Node
 
 from ..facts import (EVERY_CALL, IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
-                     FrontendOptions, Function, Loop, Span, StructFields, TableEntry)
+                     FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry)
 from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter, relevant_guards, trace_switch
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
@@ -480,6 +480,16 @@ class _FileReader:
                 guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True))
         return guards + self.macro_guards
 
+    def _returns(self, conv: Converter) -> list[Return]:
+        """`return value;` statements of function bodies, with the value returned."""
+        returns = []
+        for node in self.captures.get("return", ()):
+            value = next((child for child in node.named_children if child.type != "comment"), None)
+            function = self.function_at(node.start_byte)
+            if value is not None and function is not None:
+                returns.append(Return(conv.expr(value), self.span(node), function))
+        return returns
+
     def _comments(self) -> list[tuple[int, str]]:
         comments = []
         for node in self.captures.get("comment", ()):
@@ -534,7 +544,8 @@ class _FileReader:
         return FileFacts(
             path=self.path, frontend="tree-sitter", reason=reason, language=self.options.language,
             functions=tuple(self._functions()), loops=tuple(loops), calls=tuple(calls),
-            assignments=tuple(assignments), field_bindings=tuple(self._field_bindings()),
+            assignments=tuple(assignments), returns=tuple(self._returns(conv)),
+            field_bindings=tuple(self._field_bindings()),
             table_entries=tuple(self._table_entries()), struct_fields=tuple(self._struct_fields()),
             guards=relevant_guards(self._guards(conv), calls, assignments),
             comments=tuple(self._comments()), lines=self.lines.count)

@@ -9,6 +9,7 @@
 (assignment_expression) @assign
 (update_expression) @update
 (init_declarator) @init
+(return_statement) @return
 (declaration declarator: (_) @local)
 (comment) @comment
 (preproc_function_def) @macro

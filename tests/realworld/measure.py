@@ -28,7 +28,8 @@ from sources import Apt, FetchError, fetch
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CACHE = Path.home() / ".cache" / "mmaplint-realworld"
-PACKAGES = ("fio", "lmdb", "stress-ng", "sqlite3", "varnish", "tokyocabinet", "bonnie++", "gdbm", "rrdtool", "redis", "tdb")
+PACKAGES = ("fio", "lmdb", "stress-ng", "sqlite3", "varnish", "tokyocabinet", "bonnie++", "gdbm", "rrdtool", "redis", "tdb",
+            "bemenu", "vmtouch", "liburing", "blktrace", "numactl")
 # Builds that take a minute or less here: the commands to run, the last one under bear,
 # whose compile_commands.json is the database.  bonnie++'s C++ predates C++17's std::data.
 BUILDS = {
