@@ -27,6 +27,8 @@ _TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
 _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
 # A log level (opt_log_level, logLevel) filters diagnostic messages like a verbosity does.
 _LOG_LEVEL_WORDS = ("log", "level")
+# What failed calls return besides negative numbers.
+FAILURE_NAMES = frozenset({"NULL", "nullptr", "MAP_FAILED", "SIG_ERR"})
 # Calls that do not return: a function that makes one whatever its arguments ends the process.
 PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"})
 # Calls that wait for time to pass or for another thread or process: a loop that makes one is
@@ -208,6 +210,26 @@ def trace_switch(condition: Expr) -> bool:
     """Whether a condition switches on diagnostic output: it names a debug, verbosity or trace
     setting, other than under a `!`."""
     return any(_is_trace_name(name) for name in _positive_names(condition))
+
+
+def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]) -> list[Expr]:
+    """The variables a condition requires to hold a failed call's result: `f == NULL`,
+    `fd < 0`, `fd == -1`, `p == MAP_FAILED`, as an operand of its top-level `&&`s (under an
+    `||` the loop may go round for another reason).  Not `!x` nor `x == 0`: for a count or a
+    done flag those mean "not finished yet"."""
+    condition = strip(condition)
+    if condition is None:
+        return []
+    if condition.kind == BINARY and condition.op == "&&":
+        return [v for part in condition.children for v in failure_tests(part, constant)]
+    if condition.kind == BINARY and condition.op in ("==", "<") and len(condition.children) == 2:
+        tested, bound = map(strip, condition.children)
+        value = constant(bound) if bound is not None else None
+        failed = (bound is not None and bound.kind == IDENTIFIER and bound.op in FAILURE_NAMES
+                  if value is None else value < 0 if condition.op == "==" else value == 0)
+        if failed and tested is not None:
+            return [tested]
+    return []
 
 
 def _comparisons(condition: Expr, ops: tuple[str, ...]):

@@ -351,8 +351,19 @@ class Iteration:
         """Whether the call is on a way out of its innermost loop: in a branch that ends in a
         return, goto or break (`if (rc) { close(db); return 1; }`), so it runs once per loop run."""
         loop = self._innermost(call)
-        return loop is not None and any(guard.leaves and loop.span.contains(guard.span)
-                   for guard in self.guards_of(call.span, call.function))
+        return loop is not None and (any(guard.leaves and loop.span.contains(guard.span)
+                                         for guard in self.guards_of(call.span, call.function))
+                                     or self._retries(call, loop))
+
+    def _retries(self, call: Call, loop: Loop) -> bool:
+        """Whether the loop goes round again only when the call failed: a part of its condition
+        that must hold (an operand of a top-level &&) tests the variable the call's result went
+        to for NULL, 0 or a negative (`do f = fopen(p, m); while (f == NULL && errno == EINTR);`).
+        A success ends the loop, so the call runs once per run of it."""
+        result = self.key(call.result, call.span.path, call.function)
+        return result is not None and any(
+            self.key(tested, call.span.path, call.function) == result
+            for tested in frequency.failure_tests(loop.condition, self.constant))
 
     def after_own_loop(self, call: Call, subject: Expr | None = None, writes: frozenset[str] = frozenset(),
                        rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False) -> bool:
