@@ -648,10 +648,19 @@ class Iteration:
         hot = self.per_iteration(call.span.path, call.function, call.loops if loops is None else loops,
                                  every_iteration)
         if hot is None or any(self.ends_process(c.span.path, c.function) for c in hot.chain[1:]) \
-                or (hot.chain and self.ends_process(call.span.path, call.function)) \
+                or (hot.chain and (self.ends_process(call.span.path, call.function) or self._on_way_out(call))) \
                 or any(self.runs_once(c) for c in (*hot.chain, call)):
             return None
         return hot
+
+    def _on_way_out(self, call: Call) -> bool:
+        """Whether a call that ends the process (`_exit`, `exit`, `abort`) follows this one in its
+        function, in the same loops and under no condition this one is not under: the call runs
+        once in the process it belongs to (a forked child's set-up before `execvp(); _exit(1);`)."""
+        mine = self.guards_of(call.span, call.function)
+        return any(end.callee in frequency.PROCESS_ENDS and call.span < end.span and end.loops == call.loops
+                   and all(guard in mine for guard in self.guards_of(end.span, end.function))
+                   for end in self._calls_in.get((call.span.path, call.function), ()))
 
     def runs_once(self, call: Call) -> bool:
         """Whether the call is guarded by a flag the guarded code flips (`if (!seeded) { ...;
