@@ -358,7 +358,7 @@ class Iteration:
     def _retries(self, call: Call, loop: Loop) -> bool:
         """Whether the loop goes round again only when the call failed: a part of its condition
         that must hold (an operand of a top-level &&) tests the variable the call's result went
-        to for NULL, 0 or a negative (`do f = fopen(p, m); while (f == NULL && errno == EINTR);`).
+        to for NULL, MAP_FAILED or a negative (`do f = fopen(p, m); while (f == NULL && errno == EINTR);`).
         A success ends the loop, so the call runs once per run of it."""
         result = self.key(call.result, call.span.path, call.function)
         return result is not None and any(
@@ -415,7 +415,7 @@ class Iteration:
         for inner in self._loops_in.get(where, ()):
             if (inner.id != loop.id and loop.span.contains(inner.span) and not inner.span.contains(place)
                     and self.repeats_work(inner.span.path, inner.id)):
-                yield inner, self._calls_inside(inner)
+                yield inner, self.calls_inside(inner)
 
     def _loops_before(self, call: Call):
         """The loops of the call's function that end before it (not around it), each with the
@@ -423,11 +423,11 @@ class Iteration:
         where = (call.span.path, call.function)
         for loop in self._loops_in.get(where, ()):
             if loop.id not in call.loops and loop.span < call.span and not loop.span.contains(call.span):
-                yield loop, self._calls_inside(loop)
+                yield loop, self.calls_inside(loop)
 
-    def _calls_inside(self, loop: Loop) -> list[Call]:
+    def calls_inside(self, loop: Loop) -> list[Call]:
         """The calls in a loop's body, nested loops included."""
-        return [c for c in self._calls_in[(loop.span.path, loop.function)] if loop.id in c.loops]
+        return [c for c in self._calls_in.get((loop.span.path, loop.function), ()) if loop.id in c.loops]
 
     def _after_draining(self, call: Call, loop: Loop) -> bool:
         """An endless inner loop (left by a break at the end of its input) runs before the
@@ -543,8 +543,8 @@ class Iteration:
         chain (counted and cut as _hot_functions does; not through calls made every N iterations)."""
         hot: dict[tuple[str, str], tuple[Call, ...]] = {}
         queue: deque[tuple[str, str]] = deque()
-        for call in self._calls_in.get((loop.span.path, loop.function), ()):
-            if loop.id in call.loops and not self.leaves_loop(call) and not self.batched(call):
+        for call in self.calls_inside(loop):
+            if not self.leaves_loop(call) and not self.batched(call):
                 self._mark_targets(call, (call,), hot, queue)
         self._spread(hot, queue, True)
         return hot

@@ -131,9 +131,9 @@ def _over_configured_items(program: Program, loop: Loop) -> bool:
     its option loop).  Such a list holds one item per option the command line gives (varnish
     maps one silo per `-s`), so its mappings do not grow with the workload."""
     path, function = loop.span.path, loop.function
-    lists = {key for node in loop.condition.walk() if node.kind == IDENTIFIER
-             for key in [program.key(node, path, function)] if key is not None and key[0] == "global"} \
-        if loop.condition is not None else set()
+    names = [node for node in loop.condition.walk() if node.kind == IDENTIFIER] if loop.condition else []
+    lists = {key for key in (program.key(name, path, function) for name in names)
+             if key is not None and key[0] == "global"}
 
     def outside(place) -> bool:
         return not (place.span.path == path and loop.id in place.loops)

@@ -158,8 +158,7 @@ def _reads_raw_terminal(program: Program, loop) -> bool:
     calls there): the code reads a terminal, which in raw mode hands over each key as it is
     typed (tcsetattr fails on anything but a terminal)."""
     path, function = loop.span.path, loop.function
-    if not any(read.function == function and read.span.path == path and loop.id in read.loops
-               and _reads_stdin(program, read) for read in program.calls(*READS)):
+    if not any(read.callee in READS and _reads_stdin(program, read) for read in program.calls_inside(loop)):
         return False
     setters = {(c.span.path, c.function) for c in program.calls(*RAW_MODE)}
     return any(c.callee in RAW_MODE or any((where, fn.qualified) in setters for where, fn in program.resolve(c))
@@ -191,9 +190,8 @@ def _runs_commands(program: Program, loop) -> bool:
     """Whether the loop's iteration runs a whole command: it calls a function that `main`
     also hands its own argc and argv (rrdtool's `-` mode splits each line of its standard
     input into arguments and runs them as the command line is run)."""
-    return any(loop.id in c.loops and any((where, fn.qualified) in program.command_handlers
-                                          for where, fn in program.resolve(c))
-               for c in program.calls_in(loop.span.path, loop.function))
+    return any((where, fn.qualified) in program.command_handlers
+               for c in program.calls_inside(loop) for where, fn in program.resolve(c))
 
 
 def _reports_errors(function: str | None) -> bool:
