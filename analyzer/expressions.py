@@ -14,6 +14,8 @@ _ARITHMETIC = {
     ">>": lambda a, b: a >> b if 0 <= b < 64 else None,
     "|": lambda a, b: a | b, "&": lambda a, b: a & b, "/": lambda a, b: a // b if b else None,
 }
+# Macros and literals both frontends spell as names: stdbool.h's, C++'s, the null pointer.
+_NAMED_VALUES = {"false": 0, "true": 1, "NULL": 0, "nullptr": 0}
 
 
 def constant(expr: Expr | None, lookup: Callable[[str], int | None] | None = None) -> int | None:
@@ -25,7 +27,7 @@ def constant(expr: Expr | None, lookup: Callable[[str], int | None] | None = Non
     if expr.value is not None:
         return expr.value
     if expr.kind == IDENTIFIER:
-        known = constants.ALL_CONSTANTS.get(expr.op)
+        known = constants.ALL_CONSTANTS.get(expr.op, _NAMED_VALUES.get(expr.op))
         return known if known is not None or lookup is None else lookup(expr.op)
     if expr.kind == UNARY and expr.op == "-" and expr.children:
         inner = constant(expr.children[0], lookup)

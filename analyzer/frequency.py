@@ -64,21 +64,22 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
                     assignments: list[Assignment] = ()) -> tuple[Guard, ...]:
     """Of the guards with a call inside (the frontends make no others: building conditions
     nobody asks about costs), those worth keeping as facts: the ones that leave the loop or
-    the function, whose condition can batch or switch on a trace, or that run once (a flag
-    the guarded code turns off), and those around a call that ends the process or waits.  A
+    the function, whose condition can batch or switch on a trace, or that may run once (a
+    flag the file assigns: the guarded code may turn it off, or the loop set it as a latch),
+    and those around a call that ends the process or waits.  A
     big file has thousands of `if (rc) goto fail;`; sending them all between processes costs
     a quarter of a tree-sitter run."""
-    flags_set: dict[str, list] = {}
+    flags_set: set[str] = set()
 
-    def runs_once(guard: Guard) -> bool:
+    def may_run_once(guard: Guard) -> bool:
         flag = once_flag(guard.condition)
         if flag is None:
             return False
         if not flags_set:       # built on the first guard that needs it
             for a in assignments:
                 if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER):
-                    flags_set.setdefault(a.target.op, []).append(a.span)
-        return any(guard.span.contains(span) for span in flags_set.get(flag[0].op, ()))
+                    flags_set.add(a.target.op)
+        return flag[0].op in flags_set
 
     stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
                   if c.callee in PROCESS_ENDS or waits(c))
@@ -90,7 +91,7 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
     return tuple(guard for guard in guards
                  if encloses(guard.span, stops)
                  or guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition)
-                 or runs_once(guard))
+                 or may_run_once(guard))
 
 
 def once_flag(condition: Expr) -> tuple[Expr, bool] | None:
@@ -224,9 +225,9 @@ def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]
         return [v for part in condition.children for v in failure_tests(part, constant)]
     if condition.kind == BINARY and condition.op in ("==", "<") and len(condition.children) == 2:
         tested, bound = map(strip, condition.children)
-        value = constant(bound) if bound is not None else None
-        failed = (bound is not None and bound.kind == IDENTIFIER and bound.op in FAILURE_NAMES
-                  if value is None else value < 0 if condition.op == "==" else value == 0)
+        named = bound is not None and bound.kind == IDENTIFIER and bound.op in FAILURE_NAMES
+        value = constant(bound) if bound is not None and not named else None
+        failed = named or (value is not None and (value < 0 if condition.op == "==" else value == 0))
         if failed and tested is not None:
             return [tested]
     return []

@@ -649,7 +649,7 @@ class Iteration:
                                  every_iteration)
         if hot is None or any(self.ends_process(c.span.path, c.function) for c in hot.chain[1:]) \
                 or (hot.chain and (self.ends_process(call.span.path, call.function) or self._on_way_out(call))) \
-                or any(self.runs_once(c) for c in (*hot.chain, call)):
+                or any(self.runs_once(c, hot.loop) for c in (*hot.chain, call)):
             return None
         return hot
 
@@ -662,18 +662,60 @@ class Iteration:
                    and all(guard in mine for guard in self.guards_of(end.span, end.function))
                    for end in self._calls_in.get((call.span.path, call.function), ()))
 
-    def runs_once(self, call: Call) -> bool:
-        """Whether the call is guarded by a flag the guarded code flips (`if (!seeded) { ...;
-        seeded = 1; }`, `if (first) { ...; first = 0; }`): it runs once.  In a loop, the
-        guard must be inside the loop (a guard around the loop says nothing of its iterations)."""
-        loop = self._innermost(call)
+    def runs_once(self, call: Call, loop: Loop | None = None) -> bool:
+        """Whether the call is guarded by a flag that stops it after one run: the guarded code
+        flips the flag (`if (!seeded) { ...; seeded = 1; }`, `if (first) { ...; first = 0; }`)
+        or initialises what it tests (`if (!screen) screen = initscr();`), or `loop` sets it on
+        every iteration and nothing clears it (a latch: `if (!polled) reopen();` while each
+        iteration's poll sets `polled = true`).  In a loop, the guard must be inside the loop
+        (a guard around the loop says nothing of its iterations)."""
+        inner = self._innermost(call)
         for guard in self.guards_of(call.span, call.function):
             flag = frequency.once_flag(guard.condition) if not guard.preprocessor else None
-            if flag is None or (loop is not None and not loop.span.contains(guard.span)):
+            if flag is None or (inner is not None and not inner.span.contains(guard.span)):
                 continue
             target, runs_while_set = flag
-            for a in self.assignments_to(self.key(target, call.span.path, call.function)):
-                value = self.constant(a.value) if a.op == "=" else None
-                if value is not None and guard.span.contains(a.span) and (value == 0) == runs_while_set:
-                    return True
+            assignments = self.assignments_to(self.key(target, call.span.path, call.function))
+            if any(guard.span.contains(a.span) and self._turns_off(a, runs_while_set) for a in assignments) \
+                    and not (inner is not None and self._cleared_in(assignments, guard, inner, runs_while_set)):
+                return True
+            if loop is not None and not runs_while_set and self._latched(assignments, loop):
+                return True
         return False
+
+    def _turns_off(self, assignment: Assignment, runs_while_set: bool) -> bool:
+        """Whether an assignment leaves a flag so that the code it guards stops running: a
+        constant of the other truth, or, for code that runs while the flag is unset, any value
+        but a constant zero (the object the guarded code creates)."""
+        if assignment.op != "=":
+            return False
+        value = self.constant(assignment.value)
+        if value is None:
+            return not runs_while_set
+        return (value == 0) == runs_while_set
+
+    def _cleared_in(self, assignments: list[Assignment], guard: Guard, loop: Loop, runs_while_set: bool) -> bool:
+        """Whether the loop's own body gives the flag back the value the guard runs on, outside
+        the guard (`if (!f) f = fopen(...); ...; fclose(f); f = NULL;`): once per iteration."""
+        return any(a.function == loop.function and a.span.path == loop.span.path and loop.id in a.loops
+                   and not guard.span.contains(a.span) and a.op == "=" and not self._turns_off(a, runs_while_set)
+                   for a in assignments)
+
+    def _latched(self, assignments: list[Assignment], loop: Loop) -> bool:
+        """Whether a flag is only ever set (to a nonzero constant; a declaration before the loop
+        may clear it) and the loop sets it on every iteration: code run while it is unset runs
+        once, or not at all, per run of the loop."""
+        def before_loop(a: Assignment) -> bool:
+            return a.span.path == loop.span.path and a.function == loop.function and loop.id not in a.loops
+        return any(self._sets_every_iteration(a, loop) for a in assignments) and all(
+            before_loop(a) or (a.op == "=" and self.constant(a.value) not in (None, 0)) for a in assignments)
+
+    def _sets_every_iteration(self, assignment: Assignment, loop: Loop) -> bool:
+        """Whether an assignment runs, under no condition of its function, on every iteration
+        of a loop: in the loop itself, or in a function the loop runs once per iteration."""
+        if self.guards_of(assignment.span, assignment.function):
+            return False
+        if assignment.span.path == loop.span.path and assignment.function == loop.function:
+            return loop.id in assignment.loops
+        return not assignment.loops and any(
+            hot.loop == loop for hot in self.loops_reaching(assignment.span.path, assignment.function))
