@@ -31,7 +31,10 @@ program the loop calls; not a sync made every N iterations): the sync is the
 cost, and MML009's to report (on this project's machines, 1,000 iterations
 that each write 4 KiB to a file and fsync it took 0.270 s with a flushed
 progress line per iteration against 0.280 s without, medians of 11
-interleaved runs: 0.96x, noise); and whatever mmaplint does not count as per
+interleaved runs: 0.96x, noise); a flush in a loop that steps its counter only by a constant of
+1 MiB or more (`for (i = 0; i < length; i += UNIT)`, UNIT 10 MiB: a progress
+dot per 10 MiB chunk memset): one write() per chunk is noise beside the chunk's
+work; and whatever mmaplint does not count as per
 iteration (README: loops that wait, run a handful of times, or reach the
 call once per batch). A filter that reads the standard input in its loop's
 condition and flushes each line is reported: fed by a pipe, it is a record
@@ -118,6 +121,8 @@ def check(program: Program):
             continue    # an error reporter: once per error, not per record
         if _batch_per_iteration(program, call, hot):
             continue    # each iteration works through a batch in an inner loop: once per batch
+        if program.steps_by_chunks(hot.loop):
+            continue    # each iteration works through a chunk of 1 MiB or more: once per chunk
         if _syncs_per_iteration(program, hot.loop):
             continue    # each iteration syncs a file: the flush's write() is noise beside it
         if _runs_commands(program, hot.loop):
