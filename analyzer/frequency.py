@@ -17,6 +17,9 @@ from .facts import BINARY, CALL, IDENTIFIER, INT, MEMBER, OTHER, UNARY, Assignme
 # A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
 # few passes); workload loops are bounded by a size or a count read at run time.
 SMALL_TRIP_COUNT = 16
+# A loop that steps its counter by a constant this large (`off += UNIT`, UNIT 10 MiB) works
+# through a chunk of memory or a file that size per iteration (Iteration.steps_by_chunks).
+CHUNK_STEP = 1 << 20
 # The match counts of glob() and wordexp(): a loop over them runs once per file a pattern (a
 # configuration's include, a user's argument) names, like a loop over the command line.
 PATTERN_MATCH_COUNTS = {"gl_pathc", "we_wordc"}

@@ -339,6 +339,23 @@ class Iteration:
                 return True
         return False
 
+    def steps_by_chunks(self, loop: Loop) -> bool:
+        """Whether a variable of the loop's condition is stepped in the loop only by a constant
+        of at least frequency.CHUNK_STEP (`for (i = 0; i < length; i += UNIT)`, UNIT 10 MiB):
+        each iteration works through a chunk that size.  Whether a cost per chunk matters is
+        the rule's to say: a flush's system call does not beside a MiB of work, a wait for the
+        disk per MiB (sync_file_range) does."""
+        condition = strip(loop.condition)
+        if condition is None:
+            return False
+        for name in condition.walk():
+            steps = [a for a in self.assignments_to(self.key(name, loop.span.path, loop.function))
+                     if loop.id in a.loops and a.span.path == loop.span.path] if name.kind == IDENTIFIER else []
+            if steps and all(a.op in ("+=", "-=") and (self.constant(a.value) or 0) >= frequency.CHUNK_STEP
+                             for a in steps):
+                return True
+        return False
+
     def _may_be_one(self, expr: Expr, call: Call) -> bool:
         """Whether a batch size may be 1: the constant 1, or a variable given 1 somewhere
         (directly or as a branch of `?:`)."""

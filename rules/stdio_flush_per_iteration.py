@@ -21,13 +21,20 @@ iteration that works through a batch in an inner loop of its own, before or
 after the flush, calling the program's functions (a progress line per file
 whose records an inner loop then loads; an inner loop of a handful of passes
 is no batch, nor one that only writes the stream: a row flushed after the loop
-over its columns is a flush per record); a flush in an iteration that also syncs a file (`fsync`,
+over its columns is a flush per record), or that calls, whenever it flushes, a
+function of the program whose own loop reads a stream and hands each record to
+the program's functions (a line per trace file, then a function that reads and
+checks the file's records; not a loop that only fills one message from partial
+reads, nor a call made every N records); a flush in an iteration that also syncs a file (`fsync`,
 `fdatasync`, ... in the loop, or outside any loop in a function of the
 program the loop calls; not a sync made every N iterations): the sync is the
 cost, and MML009's to report (on this project's machines, 1,000 iterations
 that each write 4 KiB to a file and fsync it took 0.270 s with a flushed
 progress line per iteration against 0.280 s without, medians of 11
-interleaved runs: 0.96x, noise); and whatever mmaplint does not count as per
+interleaved runs: 0.96x, noise); a flush in a loop that steps its counter only by a constant of
+1 MiB or more (`for (i = 0; i < length; i += UNIT)`, UNIT 10 MiB: a progress
+dot per 10 MiB chunk memset): one write() per chunk is noise beside the chunk's
+work; and whatever mmaplint does not count as per
 iteration (README: loops that wait, run a handful of times, or reach the
 call once per batch). A filter that reads the standard input in its loop's
 condition and flushes each line is reported: fed by a pipe, it is a record
@@ -114,6 +121,8 @@ def check(program: Program):
             continue    # an error reporter: once per error, not per record
         if _batch_per_iteration(program, call, hot):
             continue    # each iteration works through a batch in an inner loop: once per batch
+        if program.steps_by_chunks(hot.loop):
+            continue    # each iteration works through a chunk of 1 MiB or more: once per chunk
         if _syncs_per_iteration(program, hot.loop):
             continue    # each iteration syncs a file: the flush's write() is noise beside it
         if _runs_commands(program, hot.loop):
@@ -168,10 +177,36 @@ def _reads_raw_terminal(program: Program, loop) -> bool:
 def _batch_per_iteration(program: Program, call, hot) -> bool:
     """Whether the hot loop's iteration runs an inner loop of its own, before or after the
     flush (or the call leading to it), that repeats work through a function of the program:
-    a progress line per file whose records an inner loop then loads.  An inner loop that only
-    writes the stream (a row's columns) formats one record, and its flush is per record."""
+    a progress line per file whose records an inner loop then loads; or calls a function of
+    the program that loads a stream's records in a loop of its own (_loads_a_stream).  An
+    inner loop that only writes the stream (a row's columns) formats one record, and its
+    flush is per record."""
     place = hot.chain[0].span if hot.chain else call.span
-    return any(program.resolve(c) for _, calls in program.inner_loops(hot.loop, place) for c in calls)
+    return (any(program.resolve(c) for _, calls in program.inner_loops(hot.loop, place) for c in calls)
+            or _loads_a_stream(program, hot.loop, place))
+
+
+def _loads_a_stream(program: Program, loop, place) -> bool:
+    """Whether the iteration, whenever it reaches the place (the flush, or the call leading to
+    it), also calls a function of the program that loads a stream's records: a loop of its
+    own that repeats work, reads (fread, fgets, read, ...) and hands what it read to the
+    program's functions (blkrawverify flushes a line per trace file, then process() reads and
+    checks each of the file's records).  A loop that only reads (filling one buffer from
+    partial reads) loads one record, and a loop that calls the program without reading (a
+    slot moved to each node of a cluster) loads none."""
+    path, function = loop.span.path, loop.function
+    mine = program.guards_of(place, function)
+    for c in program.calls_in(path, function):
+        if not (c.loops and c.loops[-1] == loop.id and c.span != place
+                and all(guard in mine for guard in program.guards_of(c.span, function))):
+            continue    # not made whenever the place is reached
+        for where, fn in program.resolve(c):
+            calls = program.calls_in(where, fn.qualified)
+            if any(program.repeats_work(where, inner) and any(r.callee in READS for r in calls if inner in r.loops)
+                   and any(program.resolve(r) for r in calls if inner in r.loops)
+                   for inner in {i for r in calls for i in r.loops}):
+                return True
+    return False
 
 
 def _syncs_per_iteration(program: Program, loop) -> bool:

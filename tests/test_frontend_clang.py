@@ -249,3 +249,13 @@ def test_returns_keep_their_value_and_function(tmp_path: Path) -> None:
     assert [(r.function, r.value.text, r.span.line, r.span.column) for r in facts.returns] == [
         ("map", "0", 4, 26), ("map", "p == MAP_FAILED ? 0 : (char *)p + 1", 5, 5)]
     assert facts.returns[1].value.kind == COND
+
+
+def test_enumerators_are_known_by_their_value(tmp_path: Path) -> None:
+    """memhog's `enum { UNIT = 10*1024*1024 };` steps its loop by 10 MiB: the value is known."""
+    facts = parse(tmp_path, "#include <sys/mman.h>\nenum { FIRST, UNIT = 10 << 20, NEXT };\n"
+                            "void f(void *p, int n) { int unit = 1; msync(p, UNIT, n); msync(p, NEXT, unit); "
+                            "msync(p, FIRST, MS_SYNC); }\n")
+    args = [c.args for c in facts.calls if c.callee == "msync"]
+    assert [a[1].value for a in args] == [10 << 20, (10 << 20) + 1, 0]
+    assert [(a[2].op, a[2].value) for a in args[:2]] == [("n", None), ("unit", None)]   # variables stay unknown

@@ -444,3 +444,12 @@ def test_returns_keep_their_value_and_function():
     assert [(r.function, r.value.text, r.span.line, r.span.column) for r in facts.returns] == [
         ("map", "0", 4, 26), ("map", "p == MAP_FAILED ? 0 : (char *)p + 1", 5, 5)]
     assert shape(facts.returns[1].value)[:2] == (COND, "")
+
+
+def test_enumerators_are_file_scope_constants():
+    """As clang knows an enumerator's value at each use (`enum { UNIT = 10*1024*1024 };`)."""
+    from mmaplint.analyzer.program import Program
+    facts = read("enum { FIRST, UNIT = 10 << 20, NEXT };\nenum e { A = 4 };\n")
+    program = Program([facts])
+    values = {name: program.constant(Expr(IDENTIFIER, name, name)) for name in ("FIRST", "UNIT", "NEXT", "A")}
+    assert values == {"FIRST": 0, "UNIT": 10 << 20, "NEXT": (10 << 20) + 1, "A": 4}

@@ -33,6 +33,13 @@ def is_assignment_operator(op: str) -> bool:
     return op.endswith("=") and op not in _NOT_ASSIGNMENT
 
 
+def _enumerator(cursor: Cursor, kind: int) -> bool:
+    """Whether a name refers to an enumerator (`enum { UNIT = 10 << 20 };`): a constant, known
+    by its value as a macro's is (the tree-sitter frontend records the enumerator's value as a
+    file-scope assignment)."""
+    return kind == _K.DECL_REF_EXPR.value and native.referenced(cursor)._kind_id == _K.ENUM_CONSTANT_DECL.value
+
+
 def look_through(cursor: Cursor) -> Cursor:
     """The cursor under parentheses and implicit conversions."""
     while cursor._kind_id in _LOOK_THROUGH:
@@ -117,7 +124,8 @@ class ExprBuilder:
         if kind not in _KEYWORDS and text.isidentifier():
             # A name as written: the variable's, or the macro's that expanded to this cursor.
             macro = kind not in _NAME_KINDS and kind != _K.MEMBER_REF_EXPR.value
-            return Expr(IDENTIFIER, text, text, value=native.evaluate_int(cursor) if macro else None)
+            known = macro or _enumerator(cursor, kind)
+            return Expr(IDENTIFIER, text, text, value=native.evaluate_int(cursor) if known else None)
         return self._convert(cursor, kind, text)
 
     def _convert(self, cursor: Cursor, kind: int, text: str) -> Expr:

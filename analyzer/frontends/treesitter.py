@@ -14,8 +14,8 @@ from operator import itemgetter
 
 from tree_sitter import Node
 
-from ..facts import (EVERY_CALL, IDENTIFIER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts, FrontendError, Guard,
-                     FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry)
+from ..facts import (BINARY, EVERY_CALL, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
+                     FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry)
 from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter, relevant_guards, trace_switch
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
@@ -515,6 +515,28 @@ class _FileReader:
             spelled = text(self.source, name)
             self.pending_assignments.append(((node.start_byte, next(self.seq)), Expr(IDENTIFIER, spelled, spelled),
                                              "=", Converter(wrapped).expr(init), self.span(node), None, ()))
+        self._enumerators()
+
+    def _enumerators(self) -> None:
+        """Enumerators (`enum { UNIT = 10 << 20, NEXT };`) become file-scope assignments of their
+        values, as object-like macros do: clang knows an enumerator's value at each use.  One
+        without an initialiser is the previous one's value plus one (0 for the first)."""
+        conv = Converter(self.source)
+        for node in self.captures.get("enumerators", ()):
+            base, offset = None, 0
+            for item in node.named_children:
+                name, value = item.child_by_field_name("name"), item.child_by_field_name("value")
+                if item.type != "enumerator" or name is None:
+                    continue
+                if value is not None:
+                    base, offset = conv.expr(value), 0
+                step = Expr(INT, str(offset), value=offset)
+                found = step if base is None else base if offset == 0 else \
+                    Expr(BINARY, f"{base.text} + {offset}", "+", (base, step))
+                spelled = text(self.source, name)
+                self.pending_assignments.append(((item.start_byte, next(self.seq)), Expr(IDENTIFIER, spelled, spelled),
+                                                 "=", found, self.span(item), None, ()))
+                offset += 1
 
     def file_facts(self, reason: str) -> FileFacts:
         self._constants()

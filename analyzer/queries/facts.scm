@@ -14,6 +14,7 @@
 (comment) @comment
 (preproc_function_def) @macro
 (preproc_def name: (identifier) value: (preproc_arg)) @constant
+(enumerator_list) @enumerators
 ; Preprocessor groups: those no Linux compiler sees are dropped, the others are guards
 ; (ts_preproc.py); #define/#undef tell which names a file switches off.
 (preproc_if) @conditional
