@@ -497,7 +497,10 @@ class Iteration:
         path from a loop usually crosses a dispatcher or a setup phase (fio's thread loop
         reaches its option parser), and "per iteration" stops meaning "per operation".  A call
         made by a wrapper (a function whose body only returns another's call) does not count:
-        it adds no dispatch and no phase."""
+        it adds no dispatch and no phase.  Without every_iteration (a leak, which grows with
+        every repetition however coarse: once per phase or per keystroke as well as per
+        operation) chains have no length limit: bemenu's event loop leaks a mapping six calls
+        away, through its renderer's callback and a buffer swap."""
         if every_iteration in self._hot:
             return self._hot[every_iteration]
         hot: dict[tuple[str, str], tuple[Call, ...]] = {}
@@ -513,13 +516,15 @@ class Iteration:
 
     def _spread(self, hot: dict[tuple[str, str], tuple[Call, ...]], queue: deque[tuple[str, str]],
                 every_iteration: bool) -> None:
-        """Follow the calls of the functions queued, up to MAX_CALL_DEPTH (see _hot_functions)."""
+        """Follow the calls of the functions queued, up to MAX_CALL_DEPTH with every_iteration
+        (see _hot_functions)."""
         while queue:
             fn = queue.popleft()
-            if self.depth(hot[fn]) >= MAX_CALL_DEPTH:
+            if every_iteration and self.depth(hot[fn]) >= MAX_CALL_DEPTH:
                 continue
             for call in self._calls_in.get(fn, ()):
-                if not (every_iteration and self.batched(call)):
+                # on its way out (a forked child's work before its _exit): once in its process
+                if not (every_iteration and self.batched(call)) and not self._on_way_out(call):
                     self._mark_targets(call, hot[fn] + (call,), hot, queue)
 
     def depth(self, chain: tuple[Call, ...]) -> int:
@@ -657,10 +662,21 @@ class Iteration:
         """Whether a call that ends the process (`_exit`, `exit`, `abort`) follows this one in its
         function, in the same loops and under no condition this one is not under: the call runs
         once in the process it belongs to (a forked child's set-up before `execvp(); _exit(1);`)."""
+        ends = [end for end in self._process_ends_in.get((call.span.path, call.function), ())
+                if call.span < end.span and end.loops == call.loops]
+        if not ends:
+            return False
         mine = self.guards_of(call.span, call.function)
-        return any(end.callee in frequency.PROCESS_ENDS and call.span < end.span and end.loops == call.loops
-                   and all(guard in mine for guard in self.guards_of(end.span, end.function))
-                   for end in self._calls_in.get((call.span.path, call.function), ()))
+        return any(all(guard in mine for guard in self.guards_of(end.span, end.function)) for end in ends)
+
+    @cached_property
+    def _process_ends_in(self) -> dict[tuple[str, str | None], list[Call]]:
+        """Per function, its calls that end the process."""
+        ends: dict[tuple[str, str | None], list[Call]] = defaultdict(list)
+        for callee in frequency.PROCESS_ENDS:
+            for end in self.calls(callee):
+                ends[(end.span.path, end.function)].append(end)
+        return ends
 
     def runs_once(self, call: Call) -> bool:
         """Whether the call is guarded by a flag the guarded code flips (`if (!seeded) { ...;
