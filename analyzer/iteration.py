@@ -211,12 +211,46 @@ class Iteration:
                 and (path, loop_id) not in self._waiting_loops
                 and frequency.handful(self.loop(path, loop_id), self.constant,
                                       lambda node: self._walks_table(node, path, loop_id),
-                                      lambda name: self._counts_arguments(name, path, loop_id)) is None)
+                                      lambda name: self._counts_arguments(name, path, loop_id),
+                                      lambda condition: self._counts_machine(condition, path, loop_id)) is None)
         return answer
 
     @cached_property
     def _repeats(self) -> dict[tuple[str, int], bool]:
         return {}
+
+    def _counts_machine(self, condition: Expr, path: str, loop_id: int) -> bool:
+        """Whether a loop's condition reads only constants, counts of the machine's processors
+        or NUMA nodes (frequency.machine_count), and variables given only such values or
+        counted up and down (`int max = numa_max_node(); for (i = max; i >= 0; --i)`), and at
+        least one such count."""
+        return bool(self._machine_value(condition, path, self.loop(path, loop_id).function, set()))
+
+    def _machine_value(self, expr: Expr | None, path: str, function: str | None, seen: set) -> bool | None:
+        """None when a value may come from anything but constants and machine counts; else
+        whether a machine count is part of it (a variable seen before adds nothing)."""
+        expr = strip(expr)
+        if expr is None:
+            return None
+        if frequency.machine_count(expr):
+            return True
+        if self.constant(expr) is not None:
+            return False
+        if expr.kind == IDENTIFIER:
+            key = self.key(expr, path, function)
+            if key in seen:
+                return False
+            seen.add(key)
+            assignments = self.assignments_to(key)
+            if not any(a.op == "=" for a in assignments):
+                return None
+            parts = [self._machine_value(a.value, a.span.path, a.function, seen) if a.op == "=" else
+                     False if a.op in STEP_OPS else None for a in assignments]
+        elif expr.kind == BINARY and expr.op in ("+", "-", "*", "<", "<=", ">", ">=", "!=", "&&"):
+            parts = [self._machine_value(child, path, function, seen) for child in expr.children]
+        else:
+            return None
+        return None if None in parts else any(parts)
 
     def _counts_arguments(self, name: Expr, path: str, loop_id: int) -> bool:
         """Whether a variable counts command-line arguments: counted up only in loops over

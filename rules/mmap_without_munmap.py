@@ -22,8 +22,10 @@ a global list that is assigned, or handed to an insert, only in `main`, its
 option loop and the functions they call there): varnish maps one storage silo
 per `-s` option and keeps it for the process's life, so the mappings do not
 grow with the workload. A list a loop over requests or records fills is still
-the pattern. Nor, as for every rule, the work a forked child does before it
-ends its process (`if (pid == 0) { child_main(); _exit(0); }`).
+the pattern. Nor, as for every rule, a loop once per processor or NUMA node
+(`for (i = numa_max_node(); i >= 0; --i)`, `cpu < sysconf(_SC_NPROCESSORS_ONLN)`:
+one buffer per node, a number the hardware fixes), or the work a forked child
+does before it ends its process (`if (pid == 0) { child_main(); _exit(0); }`).
 
 ## Why is this bad?
 Each mapping is a VMA in the process and, for a file, a reference on the file
