@@ -23,6 +23,12 @@ CHUNK_STEP = 1 << 20
 # The match counts of glob() and wordexp(): a loop over them runs once per file a pattern (a
 # configuration's include, a user's argument) names, like a loop over the command line.
 PATTERN_MATCH_COUNTS = {"gl_pathc", "we_wordc"}
+# Library calls that count the machine's processors or NUMA nodes (and sysconf's names for
+# them): a loop up to one runs once per CPU or node, a number the hardware fixes, not the workload.
+MACHINE_COUNTS = frozenset({"get_nprocs", "get_nprocs_conf", "hardware_concurrency", "numa_max_node",
+                            "numa_num_configured_nodes", "numa_num_configured_cpus", "numa_num_task_nodes",
+                            "numa_num_task_cpus"})
+SYSCONF_MACHINE_COUNTS = frozenset({"_SC_NPROCESSORS_ONLN", "_SC_NPROCESSORS_CONF"})
 # Searches that return a pointer into the string they are given (or NULL).
 STRING_SEARCHES = frozenset({"strchr", "strrchr", "strchrnul", "strpbrk", "strstr", "strcasestr", "memchr"})
 # Words of a name that switches on diagnostic output (SQLITE_DEBUG, eVerbosity, g.bTrace).
@@ -115,15 +121,20 @@ def once_flag(condition: Expr) -> tuple[Expr, bool] | None:
 
 def handful(loop: Loop, constant: Callable[[Expr], int | None],
             table: Callable[[Expr], bool] = lambda node: False,
-            counts_arguments: Callable[[Expr], bool] = lambda name: False) -> str | None:
+            counts_arguments: Callable[[Expr], bool] = lambda name: False,
+            counts_machine: Callable[[Expr], bool] = lambda condition: False) -> str | None:
     """Why a loop runs only a handful of times, or None: bounded by the command-line
     arguments (argc, or a count kept while reading them) or a pattern's matches (glob()'s
     gl_pathc), by a small constant, or by a table
     written in the source (its size, or a walk over it: `for (c = checks; c->fn; c++)`,
-    `checks[i].fn`; `table` tells whether a node of the condition walks one)."""
+    `checks[i].fn`; `table` tells whether a node of the condition walks one), or by the
+    machine's processors or NUMA nodes (`counts_machine` tells whether the condition's
+    values all come from such a count and constants)."""
     condition = strip(loop.condition)
     if condition is None:
         return None
+    if counts_machine(condition):
+        return "once per processor or NUMA node"
     if over_arguments(loop) or any(node.kind == IDENTIFIER and counts_arguments(node)
                                    for node in condition.walk()):
         return "once per command-line argument"
@@ -139,6 +150,18 @@ def handful(loop: Loop, constant: Callable[[Expr], int | None],
         if _table_size(bound):
             return "once per entry of a table in the source"
     return None
+
+
+def machine_count(expr: Expr) -> bool:
+    """Whether an expression is a call that counts the machine's processors or NUMA nodes:
+    `numa_max_node()`, `get_nprocs()`, `sysconf(_SC_NPROCESSORS_ONLN)`."""
+    expr = strip(expr)
+    if expr is None or expr.kind != CALL:
+        return False
+    if expr.op == "sysconf":
+        return len(expr.children) == 1 and (name := strip(expr.children[0])) is not None \
+            and name.kind == IDENTIFIER and name.op in SYSCONF_MACHINE_COUNTS
+    return expr.op in MACHINE_COUNTS
 
 
 def bounded_by(condition: Expr, is_table: Callable[[Expr], bool]) -> bool:

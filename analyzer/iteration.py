@@ -211,12 +211,46 @@ class Iteration:
                 and (path, loop_id) not in self._waiting_loops
                 and frequency.handful(self.loop(path, loop_id), self.constant,
                                       lambda node: self._walks_table(node, path, loop_id),
-                                      lambda name: self._counts_arguments(name, path, loop_id)) is None)
+                                      lambda name: self._counts_arguments(name, path, loop_id),
+                                      lambda condition: self._counts_machine(condition, path, loop_id)) is None)
         return answer
 
     @cached_property
     def _repeats(self) -> dict[tuple[str, int], bool]:
         return {}
+
+    def _counts_machine(self, condition: Expr, path: str, loop_id: int) -> bool:
+        """Whether a loop's condition reads only constants, counts of the machine's processors
+        or NUMA nodes (frequency.machine_count), and variables given only such values or
+        counted up and down (`int max = numa_max_node(); for (i = max; i >= 0; --i)`), and at
+        least one such count."""
+        return bool(self._machine_value(condition, path, self.loop(path, loop_id).function, set()))
+
+    def _machine_value(self, expr: Expr | None, path: str, function: str | None, seen: set) -> bool | None:
+        """None when a value may come from anything but constants and machine counts; else
+        whether a machine count is part of it (a variable seen before adds nothing)."""
+        expr = strip(expr)
+        if expr is None:
+            return None
+        if frequency.machine_count(expr):
+            return True
+        if self.constant(expr) is not None:
+            return False
+        if expr.kind == IDENTIFIER:
+            key = self.key(expr, path, function)
+            if key in seen:
+                return False
+            seen.add(key)
+            assignments = self.assignments_to(key)
+            if not any(a.op == "=" for a in assignments):
+                return None
+            parts = [self._machine_value(a.value, a.span.path, a.function, seen) if a.op == "=" else
+                     False if a.op in STEP_OPS else None for a in assignments]
+        elif expr.kind == BINARY and expr.op in ("+", "-", "*", "<", "<=", ">", ">=", "!=", "&&"):
+            parts = [self._machine_value(child, path, function, seen) for child in expr.children]
+        else:
+            return None
+        return None if None in parts else any(parts)
 
     def _counts_arguments(self, name: Expr, path: str, loop_id: int) -> bool:
         """Whether a variable counts command-line arguments: counted up only in loops over
@@ -514,7 +548,10 @@ class Iteration:
         path from a loop usually crosses a dispatcher or a setup phase (fio's thread loop
         reaches its option parser), and "per iteration" stops meaning "per operation".  A call
         made by a wrapper (a function whose body only returns another's call) does not count:
-        it adds no dispatch and no phase."""
+        it adds no dispatch and no phase.  Without every_iteration (a leak, which grows with
+        every repetition however coarse: once per phase or per keystroke as well as per
+        operation) chains have no length limit: bemenu's event loop leaks a mapping six calls
+        away, through its renderer's callback and a buffer swap."""
         if every_iteration in self._hot:
             return self._hot[every_iteration]
         hot: dict[tuple[str, str], tuple[Call, ...]] = {}
@@ -530,13 +567,15 @@ class Iteration:
 
     def _spread(self, hot: dict[tuple[str, str], tuple[Call, ...]], queue: deque[tuple[str, str]],
                 every_iteration: bool) -> None:
-        """Follow the calls of the functions queued, up to MAX_CALL_DEPTH (see _hot_functions)."""
+        """Follow the calls of the functions queued, up to MAX_CALL_DEPTH with every_iteration
+        (see _hot_functions)."""
         while queue:
             fn = queue.popleft()
-            if self.depth(hot[fn]) >= MAX_CALL_DEPTH:
+            if every_iteration and self.depth(hot[fn]) >= MAX_CALL_DEPTH:
                 continue
             for call in self._calls_in.get(fn, ()):
-                if not (every_iteration and self.batched(call)):
+                # on its way out (a forked child's work before its _exit): once in its process
+                if not (every_iteration and self.batched(call)) and not self._on_way_out(call):
                     self._mark_targets(call, hot[fn] + (call,), hot, queue)
 
     def depth(self, chain: tuple[Call, ...]) -> int:
@@ -674,10 +713,21 @@ class Iteration:
         """Whether a call that ends the process (`_exit`, `exit`, `abort`) follows this one in its
         function, in the same loops and under no condition this one is not under: the call runs
         once in the process it belongs to (a forked child's set-up before `execvp(); _exit(1);`)."""
+        ends = [end for end in self._process_ends_in.get((call.span.path, call.function), ())
+                if call.span < end.span and end.loops == call.loops]
+        if not ends:
+            return False
         mine = self.guards_of(call.span, call.function)
-        return any(end.callee in frequency.PROCESS_ENDS and call.span < end.span and end.loops == call.loops
-                   and all(guard in mine for guard in self.guards_of(end.span, end.function))
-                   for end in self._calls_in.get((call.span.path, call.function), ()))
+        return any(all(guard in mine for guard in self.guards_of(end.span, end.function)) for end in ends)
+
+    @cached_property
+    def _process_ends_in(self) -> dict[tuple[str, str | None], list[Call]]:
+        """Per function, its calls that end the process."""
+        ends: dict[tuple[str, str | None], list[Call]] = defaultdict(list)
+        for callee in frequency.PROCESS_ENDS:
+            for end in self.calls(callee):
+                ends[(end.span.path, end.function)].append(end)
+        return ends
 
     def runs_once(self, call: Call, loop: Loop | None = None) -> bool:
         """Whether the call is guarded by a flag that stops it after one run: the guarded code

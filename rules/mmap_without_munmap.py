@@ -2,7 +2,8 @@
 
 ## What it does
 Reports an `mmap()` executed once per iteration of a loop (in the loop, or in a
-function or method the loop calls, across the analyzed files) when no `munmap()`
+function or method the loop calls, across the analyzed files and however many
+calls away: a leak grows with every repetition, however coarse) when no `munmap()`
 in the analyzed code can receive the mapping: none is handed the variable the
 mapping went to, nor a variable, field or array it was copied into
 (`segs[n] = p` then `munmap(segs[i], len)` counts as released). A `munmap()` of
@@ -21,7 +22,10 @@ a global list that is assigned, or handed to an insert, only in `main`, its
 option loop and the functions they call there): varnish maps one storage silo
 per `-s` option and keeps it for the process's life, so the mappings do not
 grow with the workload. A list a loop over requests or records fills is still
-the pattern.
+the pattern. Nor, as for every rule, a loop once per processor or NUMA node
+(`for (i = numa_max_node(); i >= 0; --i)`, `cpu < sysconf(_SC_NPROCESSORS_ONLN)`:
+one buffer per node, a number the hardware fixes), or the work a forked child
+does before it ends its process (`if (pid == 0) { child_main(); _exit(0); }`).
 
 ## Why is this bad?
 Each mapping is a VMA in the process and, for a file, a reference on the file
