@@ -764,7 +764,7 @@ class Iteration:
     def _cleared_in(self, assignments: list[Assignment], guard: Guard, loop: Loop, runs_while_set: bool) -> bool:
         """Whether the loop's own body gives the flag back the value the guard runs on, outside
         the guard (`if (!f) f = fopen(...); ...; fclose(f); f = NULL;`): once per iteration."""
-        return any(a.function == loop.function and a.span.path == loop.span.path and loop.id in a.loops
+        return any(self._in_function_of(a, loop) and loop.id in a.loops
                    and not guard.span.contains(a.span) and a.op == "=" and not self._turns_off(a, runs_while_set)
                    for a in assignments)
 
@@ -772,17 +772,21 @@ class Iteration:
         """Whether a flag is only ever set (to a nonzero constant; a declaration before the loop
         may clear it) and the loop sets it on every iteration: code run while it is unset runs
         once, or not at all, per run of the loop."""
-        def before_loop(a: Assignment) -> bool:
-            return a.span.path == loop.span.path and a.function == loop.function and loop.id not in a.loops
         return any(self._sets_every_iteration(a, loop) for a in assignments) and all(
-            before_loop(a) or (a.op == "=" and self.constant(a.value) not in (None, 0)) for a in assignments)
+            (self._in_function_of(a, loop) and loop.id not in a.loops)
+            or (a.op == "=" and self.constant(a.value) not in (None, 0)) for a in assignments)
+
+    @staticmethod
+    def _in_function_of(assignment: Assignment, loop: Loop) -> bool:
+        """Whether an assignment is in the loop's function, inside the loop or not."""
+        return assignment.span.path == loop.span.path and assignment.function == loop.function
 
     def _sets_every_iteration(self, assignment: Assignment, loop: Loop) -> bool:
         """Whether an assignment runs, under no condition of its function, on every iteration
         of a loop: in the loop itself, or in a function the loop runs once per iteration."""
         if self.guards_of(assignment.span, assignment.function):
             return False
-        if assignment.span.path == loop.span.path and assignment.function == loop.function:
+        if self._in_function_of(assignment, loop):
             return loop.id in assignment.loops
         return not assignment.loops and any(
             hot.loop == loop for hot in self.loops_reaching(assignment.span.path, assignment.function))
