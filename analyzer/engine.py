@@ -215,8 +215,10 @@ def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule]
     report = Report(errors=errors)
     callees = frozenset().union(*(r.callees for r in rules))
     args = _compile_args(files, settings, report.errors)
-    # the prompt's argument tells a line editor from a program's own function of its name
-    results, frozen = _uncollected(_parse_many, files, settings, callees | frequency.PROMPTS, args)
+    # the prompt's argument tells a line editor from a program's own function of its name; a
+    # format tells a loop over the machine's CPUs (Iteration._visits_machine_directories)
+    results, frozen = _uncollected(_parse_many, files, settings,
+                                   callees | frequency.PROMPTS | frozenset(frequency.FORMATS), args)
     try:
         return _check(results, rules, settings, report, callees)
     finally:

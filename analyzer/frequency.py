@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Callable
 
-from .facts import BINARY, CALL, IDENTIFIER, INT, MEMBER, OTHER, UNARY, Assignment, Call, Expr, Guard, Loop, strip
+from .facts import BINARY, CALL, IDENTIFIER, INT, MEMBER, OTHER, STRING, UNARY, Assignment, Call, Expr, Guard, Loop, strip
 
 # A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
 # few passes); workload loops are bounded by a size or a count read at run time.
@@ -29,6 +29,12 @@ MACHINE_COUNTS = frozenset({"get_nprocs", "get_nprocs_conf", "hardware_concurren
                             "numa_num_configured_nodes", "numa_num_configured_cpus", "numa_num_task_nodes",
                             "numa_num_task_cpus"})
 SYSCONF_MACHINE_COUNTS = frozenset({"_SC_NPROCESSORS_ONLN", "_SC_NPROCESSORS_CONF"})
+# The kernel's directory of each CPU and each NUMA node in sysfs: a loop that formats its
+# counter into one of these names (`"/sys/devices/system/node/node%d/distance"`) visits the
+# machine's CPUs or nodes, however it decides to stop (at the first missing directory).
+MACHINE_DIRECTORIES = ("/sys/devices/system/cpu/cpu%", "/sys/devices/system/node/node%")
+# Formatting calls and the position of their format: a loop's file names are built with them.
+FORMATS = {"sprintf": 1, "snprintf": 2, "asprintf": 1}
 # Searches that return a pointer into the string they are given (or NULL).
 STRING_SEARCHES = frozenset({"strchr", "strrchr", "strchrnul", "strpbrk", "strstr", "strcasestr", "memchr"})
 # Words of a name that switches on diagnostic output (SQLITE_DEBUG, eVerbosity, g.bTrace).
@@ -162,6 +168,17 @@ def machine_count(expr: Expr) -> bool:
         return len(expr.children) == 1 and (name := strip(expr.children[0])) is not None \
             and name.kind == IDENTIFIER and name.op in SYSCONF_MACHINE_COUNTS
     return expr.op in MACHINE_COUNTS
+
+
+def machine_directory_values(call: Call) -> tuple[Expr, ...]:
+    """The values a formatting call writes into the sysfs name of a CPU's or NUMA node's
+    directory (`sprintf(fn, "/sys/devices/system/node/node%d/meminfo", node)`: node); none
+    for any other call."""
+    position = FORMATS.get(call.callee)
+    fmt = strip(call.arg(position)) if position is not None else None
+    if fmt is None or fmt.kind != STRING or not fmt.text.strip('"').startswith(MACHINE_DIRECTORIES):
+        return ()
+    return call.args[position + 1:]
 
 
 def bounded_by(condition: Expr, is_table: Callable[[Expr], bool]) -> bool:

@@ -201,7 +201,7 @@ class Iteration:
         """Whether a loop is a hot loop: not paced by a sleep, a wait or a person typing (a
         housekeeping, progress or prompt loop, where per-iteration cost is noise), not an
         option-parsing loop, and not one that runs a handful of times (per command-line
-        argument or file a pattern matched, up to a small constant).
+        argument or file a pattern matched, up to a small constant, per processor or NUMA node).
         Asked once per call in the loop: answered once per loop."""
         answer = self._repeats.get((path, loop_id))
         if answer is None:
@@ -209,6 +209,7 @@ class Iteration:
             answer = self._repeats[(path, loop_id)] = (
                 not callees & NOT_HOT_LOOP_CALLS and not callees & self._wait_wrappers
                 and (path, loop_id) not in self._waiting_loops
+                and not self._visits_machine_directories(path, loop_id)
                 and frequency.handful(self.loop(path, loop_id), self.constant,
                                       lambda node: self._walks_table(node, path, loop_id),
                                       lambda name: self._counts_arguments(name, path, loop_id),
@@ -218,6 +219,18 @@ class Iteration:
     @cached_property
     def _repeats(self) -> dict[tuple[str, int], bool]:
         return {}
+
+    def _visits_machine_directories(self, path: str, loop_id: int) -> bool:
+        """Whether a loop formats its own counter into the sysfs directory name of a CPU or a
+        NUMA node (frequency.machine_directory_values): it runs once per processor or node."""
+        loop = self.loop(path, loop_id)
+
+        def counter(value: Expr | None) -> bool:
+            return value is not None and value.kind == IDENTIFIER and any(
+                a.op in STEP_OPS and a.loops[-1:] == (loop_id,)
+                for a in self.assignments_to(self.key(value, path, loop.function)))
+        return any(counter(strip(value)) for call in self.calls_inside(loop)
+                   for value in frequency.machine_directory_values(call))
 
     def _counts_machine(self, condition: Expr, path: str, loop_id: int) -> bool:
         """Whether a loop's condition reads only constants, counts of the machine's processors
