@@ -64,8 +64,12 @@ class Mapping:
         return "PROT_WRITE" in self.prot
 
     @property
+    def anonymous(self) -> bool:
+        return bool(self.flags & {"MAP_ANONYMOUS", "MAP_ANON"})
+
+    @property
     def file_backed(self) -> bool:
-        return self.regular_file and not self.flags & {"MAP_ANONYMOUS", "MAP_ANON"}
+        return self.regular_file and not self.anonymous
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,11 @@ body, expanded there from a macro, or inside a function or C++ method that the
 loop calls, directly or through further calls, across the analyzed files.
 `MS_ASYNC` and `MS_INVALIDATE` without `MS_SYNC` are not reported: Linux has
 made `MS_ASYNC` a no-op since 2.6.19 (dirty pages are tracked and the flusher
-writes them anyway). An `msync` after the loop is the fix, not a finding.
+writes them anyway). Nor is an msync of a mapping known to be `MAP_PRIVATE` or
+anonymous: Linux writes back only shared mappings of files, so such a call
+waits for nothing (16 MiB stored a page at a time on ext4 here, msync per page:
+0.009 s private against 0.008 s with no msync at all, 0.63 s shared).
+An `msync` after the loop is the fix, not a finding.
 
 ## Why is this bad?
 `msync(MS_SYNC)` writes back every dirty page of its range and waits for the
@@ -61,6 +65,8 @@ def check(program: Program):
         flags = program.call_flags(call, 2, MSYNC_FLAGS)
         if not flags & {"MS_SYNC", UNKNOWN}:
             continue
+        if _writes_nothing_back(program, call):
+            continue
         hot = program.call_per_iteration(call)
         if hot is None:
             continue
@@ -74,6 +80,13 @@ def check(program: Program):
             related=hot.related(),
             params=_params(program, call),
         )
+
+
+def _writes_nothing_back(program: Program, call) -> bool:
+    """Whether the synced pointer comes from a mapping known to be private or anonymous: the
+    kernel's msync writes back only a file's shared mappings."""
+    mapping = program.mapping_of(call.arg(0), call.span.path, call.function)
+    return mapping is not None and UNKNOWN not in mapping.flags and (not mapping.shared or mapping.anonymous)
 
 
 def _params(program: Program, call) -> dict[str, int]:
