@@ -14,6 +14,8 @@ OPEN_FLAGS = {
     "O_SYNC": 0o4010000, "O_RSYNC": 0o4010000, "O_PATH": 0o10000000, "O_TMPFILE": 0o20200000,
     "O_NDELAY": 0o4000, "O_FSYNC": 0o4010000, "O_LARGEFILE": 0o0,
 }
+# Open flags that make every write() on the descriptor wait for the device.
+SYNC_OPEN_FLAGS = frozenset({"O_DSYNC", "O_SYNC", "O_FSYNC", "O_RSYNC"})
 MSYNC_FLAGS = {"MS_ASYNC": 1, "MS_INVALIDATE": 2, "MS_SYNC": 4}
 PROT_FLAGS = {"PROT_NONE": 0, "PROT_READ": 1, "PROT_WRITE": 2, "PROT_EXEC": 4}
 MAP_FLAGS = {

@@ -30,6 +30,8 @@ UNKNOWN = "?"
 
 OPEN_CALLS = {"open": 1, "open64": 1, "openat": 2, "openat64": 2, "shm_open": 1}
 MMAP_CALLS = {"mmap", "mmap64"}
+# Calls that write a file's (or every file's) dirty data back and wait for the device.
+SYNC_CALLS = {"fsync", "fdatasync", "syncfs", "sync", "sync_file_range"}
 # Calls whose result is a descriptor of a regular file; a mapping of a descriptor that comes
 # from anything else (memfd_create, io_uring_setup, socket, shm_open) is not file-backed.
 FILE_OPENERS = {"open", "open64", "openat", "openat64", "creat", "creat64", "dup", "dup2", "dup3",
@@ -43,6 +45,11 @@ class Open:
     call: Call
     descriptor: Key | None
     flags: frozenset[str]
+
+    @property
+    def sync_flag(self) -> str | None:
+        """The flag that makes writes on the descriptor synchronous (O_DSYNC, O_SYNC, ...)."""
+        return min(self.flags & constants.SYNC_OPEN_FLAGS, default=None)
 
 
 @dataclass(frozen=True)
@@ -221,6 +228,10 @@ class Program(Iteration):
     def opens_of(self, descriptor: Expr | None, path: str, function: str | None) -> list[Open]:
         key = self.key(descriptor, path, function)
         return [o for o in self.opens if key is not None and o.descriptor == key]
+
+    def synchronous_opens(self, descriptor: Expr | None, path: str, function: str | None) -> list[Open]:
+        """The opens (and fcntl F_SETFL) that give the descriptor O_DSYNC or O_SYNC."""
+        return [o for o in self.opens_of(descriptor, path, function) if o.sync_flag]
 
     @cached_property
     def mappings(self) -> list[Mapping]:

@@ -47,19 +47,16 @@ HELP = "drop O_DSYNC and msync(MS_SYNC) the mapped range at commit points"
 CALLEES = {"mmap", "mmap64", "open", "open64", "openat", "openat64", "shm_open", "fcntl"}
 REPRODUCER = "corpus/dsync_mmap"
 
-SYNC_FLAGS = {"O_DSYNC", "O_SYNC", "O_FSYNC", "O_RSYNC"}
-
 
 def check(program: Program):
     for mapping in program.mappings:
         if not (mapping.shared and mapping.writable and mapping.file_backed):
             continue
         call = mapping.call
-        syncing = [o for o in program.opens_of(mapping.descriptor, call.span.path, call.function)
-                   if o.flags & SYNC_FLAGS]
+        syncing = program.synchronous_opens(mapping.descriptor, call.span.path, call.function)
         if not syncing:
             continue
-        flag = sorted(syncing[0].flags & SYNC_FLAGS)[0]
+        flag = syncing[0].sync_flag
         yield Hit(
             call.span,
             f"{mapping.descriptor.text} is opened with {flag} and mapped MAP_SHARED|PROT_WRITE: "

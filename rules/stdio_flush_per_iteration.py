@@ -76,9 +76,8 @@ from mmaplint.analyzer.constants import STDIO_MODES
 from mmaplint.analyzer.facts import EVERY_CALL, INT, IDENTIFIER, strip
 from mmaplint.analyzer.frequency import name_words
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.program import Program
+from mmaplint.analyzer.program import SYNC_CALLS, Program
 from mmaplint.analyzer.registry import Hit
-from mmaplint.rules.sync_per_iteration import SYNCS
 
 ID = "MML005"
 NAME = "stdio-flush-per-iteration"
@@ -214,10 +213,10 @@ def _syncs_per_iteration(program: Program, loop) -> bool:
     or outside any loop in a function of the program the body calls (redis-cli's getRDB saves
     a node's snapshot, then fsyncs it); not a sync the loop makes only every N iterations."""
     def syncs(path, function) -> bool:
-        return any(c.callee in SYNCS and not c.loops and not program.batched(c)
+        return any(c.callee in SYNC_CALLS and not c.loops and not program.batched(c)
                    for c in program.calls_in(path, function))
     return any(c.loops and c.loops[-1] == loop.id and not program.batched(c) and not program.leaves_loop(c)
-               and (c.callee in SYNCS or any(syncs(where, fn.qualified) for where, fn in program.resolve(c)))
+               and (c.callee in SYNC_CALLS or any(syncs(where, fn.qualified) for where, fn in program.resolve(c)))
                for c in program.calls_in(loop.span.path, loop.function))
 
 

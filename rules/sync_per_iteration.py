@@ -63,27 +63,25 @@ from mmaplint.analyzer.facts import BINARY, CALL, SUBSCRIPT, Call, Expr, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import INVARIANT, SCATTERED
 from mmaplint.analyzer.iteration import HotPath
-from mmaplint.analyzer.program import Program
+from mmaplint.analyzer.program import SYNC_CALLS, Program
 from mmaplint.analyzer.registry import Hit
-from mmaplint.rules.dsync_with_mmap import SYNC_FLAGS
 
 ID = "MML009"
 NAME = "sync-per-iteration"
 SEVERITY = "warning"
 SUMMARY = "fsync/fdatasync/sync (or a write to an O_SYNC/O_DSYNC descriptor) on every loop iteration"
 HELP = "batch the records and sync once per batch (group commit)"
-SYNCS = {"fsync", "fdatasync", "syncfs", "sync", "sync_file_range"}
 # writes -> index of their byte count (None: an iovec count)
 WRITES = {"write": 2, "pwrite": 2, "pwrite64": 2, "writev": None, "pwritev": None, "pwritev2": None}
 WAITS = {"SYNC_FILE_RANGE_WAIT_BEFORE", "SYNC_FILE_RANGE_WAIT_AFTER"}
 # Calls that may share a retry loop with the call retried (errno is one in clang's view).
 RETRY_COMPANIONS = {"__errno_location", "__errno", "__error", "fileno"}
-CALLEES = SYNCS | set(WRITES) | {"fileno", "open", "open64", "openat", "openat64", "fcntl"}
+CALLEES = SYNC_CALLS | set(WRITES) | {"fileno", "open", "open64", "openat", "openat64", "fcntl"}
 REPRODUCER = "corpus/fsync_per_record"
 
 
 def check(program: Program):
-    for call in program.calls(*SYNCS):
+    for call in program.calls(*SYNC_CALLS):
         if call.callee == "sync_file_range":
             flags = program.call_flags(call, 3, SYNC_FILE_RANGE_FLAGS)
             if not (flags and flags & WAITS):
@@ -94,13 +92,12 @@ def check(program: Program):
                       f"{call.callee}() runs {hot.describe()}: every iteration waits for the device "
                       "to flush, so the loop runs at the flush latency", related=hot.related())
     for call in program.calls(*WRITES):
-        syncing = [o for o in program.opens_of(call.arg(0), call.span.path, call.function)
-                   if o.flags & SYNC_FLAGS]
+        syncing = program.synchronous_opens(call.arg(0), call.span.path, call.function)
         if not syncing:
             continue
         hot = _per_record(program, call)
         if hot is not None:
-            flag = sorted(syncing[0].flags & SYNC_FLAGS)[0]
+            flag = syncing[0].sync_flag
             yield Hit(call.span,
                       f"{call.callee}() to a descriptor opened with {flag} runs {hot.describe()}: "
                       "each write waits for the device to flush",
