@@ -225,9 +225,9 @@ class Iteration:
         NUMA node (frequency.machine_directory_values): it runs once per processor or node."""
         loop = self.loop(path, loop_id)
 
-        def counter(value: Expr | None) -> bool:
+        def counter(value: Expr | None) -> bool:     # stepped in this loop, not a nested one
             return value is not None and value.kind == IDENTIFIER and any(
-                a.op in STEP_OPS and a.loops[-1:] == (loop_id,)
+                a.op in STEP_OPS and self.made_in(a, loop) and a.loops[-1] == loop_id
                 for a in self.assignments_to(self.key(value, path, loop.function)))
         return any(counter(strip(value)) for call in self.calls_inside(loop)
                    for value in frequency.machine_directory_values(call))
@@ -397,7 +397,7 @@ class Iteration:
             return False
         for name in condition.walk():
             steps = [a for a in self.assignments_to(self.key(name, loop.span.path, loop.function))
-                     if loop.id in a.loops and a.span.path == loop.span.path] if name.kind == IDENTIFIER else []
+                     if self.made_in(a, loop)] if name.kind == IDENTIFIER else []
             if steps and all(a.op in ("+=", "-=") and (self.constant(a.value) or 0) >= frequency.CHUNK_STEP
                              for a in steps):
                 return True
@@ -777,9 +777,8 @@ class Iteration:
     def _cleared_in(self, assignments: list[Assignment], guard: Guard, loop: Loop, runs_while_set: bool) -> bool:
         """Whether the loop's own body gives the flag back the value the guard runs on, outside
         the guard (`if (!f) f = fopen(...); ...; fclose(f); f = NULL;`): once per iteration."""
-        return any(self._in_function_of(a, loop) and loop.id in a.loops
-                   and not guard.span.contains(a.span) and a.op == "=" and not self._turns_off(a, runs_while_set)
-                   for a in assignments)
+        return any(self.made_in(a, loop) and not guard.span.contains(a.span)
+                   and a.op == "=" and not self._turns_off(a, runs_while_set) for a in assignments)
 
     def _latched(self, assignments: list[Assignment], loop: Loop) -> bool:
         """Whether a flag is only ever set (to a nonzero constant; a declaration before the loop
@@ -788,6 +787,12 @@ class Iteration:
         return any(self._sets_every_iteration(a, loop) for a in assignments) and all(
             (self._in_function_of(a, loop) and loop.id not in a.loops)
             or (a.op == "=" and self.constant(a.value) not in (None, 0)) for a in assignments)
+
+    @staticmethod
+    def made_in(assignment: Assignment, loop: Loop) -> bool:
+        """Whether an assignment is made inside the loop, nested loops included (a loop's id is
+        unique only within its file)."""
+        return assignment.span.path == loop.span.path and loop.id in assignment.loops
 
     @staticmethod
     def _in_function_of(assignment: Assignment, loop: Loop) -> bool:

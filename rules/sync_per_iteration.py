@@ -135,21 +135,20 @@ def _revisits(program: Program, call: Call, loops: tuple[int, ...]) -> bool:
 
 def _retries(program: Program, call: Call, loop_id: int) -> bool:
     """An EINTR retry loop around the call alone, or the loop that writes the rest of one buffer."""
-    if program.loop(call.span.path, loop_id).kind in ("while", "do") and all(
-            c.callee == call.callee or c.callee in RETRY_COMPANIONS
-            for c in program.file_of(call.span).calls if loop_id in c.loops):
+    loop = program.loop(call.span.path, loop_id)
+    if loop.kind in ("while", "do") and all(c.callee == call.callee or c.callee in RETRY_COMPANIONS
+                                            for c in program.calls_inside(loop)):
         return True
     count = WRITES.get(call.callee)
     size = strip(call.arg(count)) if count else None
     if size is not None and size.kind == BINARY and size.op == "-":
         # write(fd, buf, count - done), done counted up: the rest of one buffer
         done = program.key(size.children[1], call.span.path, call.function)
-        return done is not None and any(a.span.path == call.span.path and loop_id in a.loops and a.op == "+="
+        return done is not None and any(a.op == "+=" and program.made_in(a, loop)
                                         for a in program.assignments_to(done))
     # left -= n: the rest; a count also clamped in the loop (`if (n > chunk) n = chunk`) is a chunk
     remaining = program.key(size, call.span.path, call.function)
-    changes = [a for a in program.assignments_to(remaining) if remaining is not None
-               and a.span.path == call.span.path and loop_id in a.loops]
+    changes = [a for a in program.assignments_to(remaining) if program.made_in(a, loop)]
     return bool(changes) and all(_decrements(a.op, a.value) for a in changes)
 
 
