@@ -1,4 +1,8 @@
-"""The labelled list: where, by reading the code, each rule should or should not report."""
+"""The labelled lists: where, by reading the code, each rule should or should not report.
+
+Two sets.  labels.toml is the development set: packages the team has measured and tuned
+the rules against.  heldout/<package>.toml holds one package each, labelled before any
+mmaplint rule ran on it; its first run is the honest figure for code nobody tuned to."""
 from __future__ import annotations
 
 import tomllib
@@ -6,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 VERDICTS = ("report", "silent")
+DEVELOPMENT, HELDOUT = "dev", "heldout"
 FIELDS = ("package", "path", "function", "rule", "verdict", "reason")
 
 
@@ -44,3 +49,23 @@ def load(path: Path) -> list[Label]:
         seen.add((label.package, label.key))
         labels.append(label)
     return labels
+
+
+def load_sets(development: Path, heldout: Path) -> tuple[list[Label], dict[str, str]]:
+    """Every label of both sets, and the set of each labelled package.  A held-out file
+    labels only the package it is named for, and no package is in both sets: once its
+    first run is reported, a held-out package moves into labels.toml."""
+    labels = load(development)
+    sets = {label.package: DEVELOPMENT for label in labels}
+    files = sorted(heldout.glob("*.toml")) if heldout.is_dir() else []
+    for path in files:
+        package = path.stem
+        if package in sets:
+            raise LabelError(f"{path}: {package} is also labelled in {development.name}")
+        mine = load(path)
+        strangers = sorted({label.package for label in mine} - {package})
+        if strangers:
+            raise LabelError(f"{path}: labels package {', '.join(strangers)}, not {package}")
+        sets[package] = HELDOUT
+        labels.extend(mine)
+    return labels, sets
