@@ -73,11 +73,32 @@ def _check_parser(formats: list[str]) -> argparse.ArgumentParser:
     return p
 
 
+def _size(text: str) -> int:
+    """A byte count with an optional K, M or G suffix (powers of 1024)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    number, unit = (text[:-1], units[text[-1].upper()]) if text and text[-1].upper() in units else (text, 1)
+    try:
+        return int(float(number) * unit)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a byte count such as 1G or 512M, not {text!r}") from None
+
+
 def _confirm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dir", default=".", help="where --confirm runs its reproducers (the "
                    "filesystem there decides the verdict; default: the current directory)")
-    p.add_argument("--budget", type=float, default=20.0, metavar="SECONDS",
-                   help="time budget per rule for --confirm")
+    p.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
+                   help="time per rule, build and warm-up included (default 30); the work is scaled "
+                   "down to fit, and a run still going at the end is stopped")
+    p.add_argument("--max-written", type=_size, default=1 << 30, metavar="BYTES",
+                   help="bytes each rule's runs may write to the --dir filesystem (default 1G)")
+    p.add_argument("--plot", metavar="FILE", help="draw each primary metric's two distributions to "
+                   "FILE (.svg or .png; needs mmaplint[plot])")
+
+
+def _confirm_settings(args, variants=("bad", "fixed")):
+    from .confirm import Options
+    return Options(directory=args.dir, budget=args.budget, max_written=args.max_written,
+                   variants=variants, plot=args.plot)
 
 
 def _use_color(choice: str, stream) -> bool:
@@ -151,17 +172,17 @@ def run_check(argv: list[str]) -> int:
             print(f"mmaplint: configuration from {config.source}", file=sys.stderr)
         for path in report.analyzed:
             print(f"{path}: {report.frontends[path]}", file=sys.stderr)
+    extra = {"argv": argv, fingerprints.CONTEXT_KEY: prints}
+    confirmed = _confirm_findings(report, args, extra) if args.confirm and report.findings else EXIT_CLEAN
     try:
         context = FormatContext(rules=available, color=_use_color(args.color, out) and not args.output,
-                                root=root, extra={"argv": argv, fingerprints.CONTEXT_KEY: prints})
+                                root=root, extra=extra)
         out.write(formatters[args.format](report, context))
     finally:
         if args.output:
             out.close()
-    if args.confirm and report.findings:
-        code = _confirm_findings(report, args)
-        if code:
-            return code
+    if confirmed:
+        return confirmed
     if not report.analyzed and (paths or not args.shard):   # an empty shard is not an error
         return EXIT_ERROR
     return EXIT_FINDINGS if report.findings and not args.exit_zero else EXIT_CLEAN
@@ -191,21 +212,42 @@ def _project_root(config) -> str:
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else os.getcwd()
 
 
-def _confirm_findings(report, args) -> int:
-    from .confirm import ConfirmRequest, run_confirm
+def _confirm_findings(report, args, context_extra: dict) -> int:
+    """Measure each found rule with its reproducer; the results go into the report (each
+    finding carries its rule's) through the formatters' context.  0, or the error's exit code."""
+    from .confirm import ConfirmError, ConfirmRequest, measure_rules
+    from .confirm.progress import Progress
+    from .confirm.run import Interrupted, interrupts
     requests: dict[str, ConfirmRequest] = {}
     for finding in report.findings:
         if finding.reproducer is None:
             continue
-        request = requests.setdefault(finding.rule, ConfirmRequest(finding.rule, {}))
+        request = requests.setdefault(finding.rule, ConfirmRequest(finding.rule, {}, from_code=True))
         for name, value in finding.params:
             request.params.setdefault(name, value)
     if not requests:
         print("mmaplint: no finding has a reproducer to confirm", file=sys.stderr)
         return EXIT_CLEAN
-    return run_confirm(list(requests.values()), directory=args.dir, budget=args.budget,
-                       fmt="json" if args.format == "json" else "text", out=sys.stderr
-                       if args.format != "text" else sys.stdout)
+    meter = Progress(sys.stderr.isatty())
+    try:
+        with interrupts():
+            results, env, skipped = measure_rules(list(requests.values()), _confirm_settings(args), meter,
+                                                  skip_unknown=True)
+            if args.plot and results:
+                from .confirm import plot
+                plot.write(results, args.plot)
+    except ConfirmError as exc:
+        meter.clear()
+        print(f"mmaplint: error: --confirm: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except Interrupted as exc:
+        meter.clear()
+        print("mmaplint: interrupted; its runs ended and temporary files removed", file=sys.stderr)
+        return 128 + exc.signum
+    for line in skipped:
+        print(f"mmaplint: {line}", file=sys.stderr)
+    context_extra["confirmations"] = (results, env)
+    return EXIT_CLEAN
 
 
 def run_rules(argv: list[str]) -> int:
@@ -244,23 +286,31 @@ def run_explain(argv: list[str]) -> int:
 
 
 def run_confirm_command(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="mmaplint confirm",
-                                description="Compile and run rules' reproducers on this machine.")
+    p = argparse.ArgumentParser(
+        prog="mmaplint confirm", description="Compile and run rules' reproducers on this machine.",
+        epilog="exit status: 0 measured, nothing CONFIRMED; 1 at least one rule CONFIRMED; 2 usage "
+               "error or a rule that could not be measured; 128+N stopped by signal N (130 Ctrl-C)")
     p.add_argument("rules", nargs="+", metavar="RULE")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="a reproducer parameter (e.g. size=16777216)")
+                   help="a reproducer parameter (size=16M, fill=fault; see `mmaplint corpus list`)")
+    p.add_argument("--variants", default="bad,fixed", metavar="A,B",
+                   help="the two variants compared (default bad,fixed); fixed,fixed or bad,bad is an "
+                   "A/A check of the harness, which must not find a cost")
     _confirm_options(p)
     args = p.parse_args(argv)
     from .confirm import ConfirmRequest, run_confirm
-    params = {}
+    params: dict[str, str] = {}
     for item in args.param:
         name, sep, value = item.partition("=")
-        if not sep or not value.strip().isdigit():
-            raise UsageError(f"--param {item!r}: expected NAME=INTEGER")
-        params[name.strip()] = int(value)
+        if not sep or not name.strip() or not value.strip():
+            raise UsageError(f"--param {item!r}: expected NAME=VALUE")
+        params[name.strip()] = value.strip()
+    variants = tuple(v.strip() for v in args.variants.split(","))
+    if len(variants) != 2:
+        raise UsageError(f"--variants {args.variants}: expected two, such as bad,fixed or fixed,fixed")
     requests = [ConfirmRequest(r.upper(), dict(params)) for r in args.rules]
-    return run_confirm(requests, directory=args.dir, budget=args.budget, fmt=args.format)
+    return run_confirm(requests, _confirm_settings(args, variants), fmt=args.format)
 
 
 def run_corpus(argv: list[str]) -> int:

@@ -1,5 +1,5 @@
 """Runtime confirmation: measure on this machine what a finding's pattern costs."""
 from .errors import ConfirmError
-from .session import ConfirmRequest, list_corpus, run_confirm
+from .session import ConfirmRequest, Options, list_corpus, measure_rules, run_confirm
 
-__all__ = ["ConfirmError", "ConfirmRequest", "list_corpus", "run_confirm"]
+__all__ = ["ConfirmError", "ConfirmRequest", "Options", "list_corpus", "measure_rules", "run_confirm"]

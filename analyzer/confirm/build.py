@@ -60,15 +60,36 @@ def _sources(entry: Entry) -> dict[str, bytes]:
     return files
 
 
+def _file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _hash_path(target: Path) -> Path:
+    return target.with_name(target.name + ".sha256")
+
+
+def _trusted(target: Path) -> bool:
+    """The cached binary is the one we built: its content hashes to what we recorded beside it
+    (a truncated file, or anything put in its place, does not)."""
+    try:
+        return target.is_file() and _hash_path(target).read_text().strip() == _file_hash(target)
+    except OSError:
+        return False
+
+
 def build(entry: Entry, compiler: Compiler) -> Path:
-    """Path of the compiled program, compiling it unless the cache already holds this build."""
+    """Path of the compiled program, compiling it unless the cache holds this build, intact."""
     sources = _sources(entry)
     digest = hashlib.sha256()
     for rel in sorted(sources):
         digest.update(rel.encode() + b"\0" + sources[rel] + b"\0")
     digest.update(compiler.version.encode() + b"\0" + " ".join(CFLAGS).encode())
     target = cache_dir() / f"{entry.name}-{digest.hexdigest()[:16]}"
-    if target.is_file() and os.access(target, os.X_OK):
+    if _trusted(target):
         return target
     try:
         return _compile(entry, compiler, sources, target)
@@ -91,7 +112,14 @@ def _compile(entry: Entry, compiler: Compiler, sources: dict[str, bytes], target
         except subprocess.TimeoutExpired as exc:
             raise ConfirmError(f"compiling {entry.name} took over {COMPILE_TIMEOUT_S} s") from exc
         if result.returncode != 0:
-            detail = (result.stderr.strip().splitlines() or ["no diagnostics"])[0]
+            lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+            detail = next((line for line in lines if "error" in line), lines[0] if lines else "no diagnostics")
             raise ConfirmError(f"{compiler.path} failed to compile {entry.name}: {detail}")
+        if not out.is_file() or out.stat().st_size == 0:
+            raise ConfirmError(f"{compiler.path} exited 0 but wrote no program for {entry.name}: "
+                               "is it a C compiler? Set CC to one (gcc, clang)")
+        recorded = Path(work) / "sha256"
+        recorded.write_text(_file_hash(out) + "\n")
         os.replace(out, target)   # atomic: a concurrent run sees the old build or the new one
+        os.replace(recorded, _hash_path(target))
     return target

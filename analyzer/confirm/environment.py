@@ -4,13 +4,19 @@ from __future__ import annotations
 import os
 import platform
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+
+from mmaplint import __version__
 
 # Filesystems that keep files in memory with no writeback to a device.
 MEMORY_FILESYSTEMS = frozenset({"tmpfs", "ramfs", "hugetlbfs"})
 DIRTY_SETTINGS = ("dirty_background_ratio", "dirty_ratio", "dirty_expire_centisecs",
                   "dirty_writeback_centisecs", "dirty_background_bytes", "dirty_bytes")
 QUEUE_FLAGS = ("rotational", "write_cache", "stable_writes")
+THP = "/sys/kernel/mm/transparent_hugepage/enabled"
+BUSY_LOAD_PER_CPU = 0.5       # other work on more than half the CPUs skews timings
+BUSY_IO_SOME_AVG10 = 10.0     # % of the last 10 s in which some task waited for I/O
 
 
 @dataclass(frozen=True)
@@ -20,6 +26,14 @@ class Mount:
     fstype: str
     source: str
     super_options: str
+    options: str = ""         # per-mount options (rw, relatime, ...)
+
+
+@dataclass
+class Load:
+    """How busy the machine was: load averages (1, 5, 15 min) and /proc/pressure/io."""
+    loadavg: tuple[float, float, float] | None
+    io_pressure: dict[str, dict[str, float]] | None    # {"some": {"avg10": ...}, "full": {...}}
 
 
 @dataclass
@@ -34,6 +48,15 @@ class Environment:
     vm_dirty: dict[str, int] = field(default_factory=dict)
     cpus: int | None = None
     compiler: str | None = None
+    mount_point: str | None = None
+    mount_options: str | None = None      # per-mount and superblock options, as mountinfo gives them
+    thp: str | None = None                # transparent hugepages mode: always, madvise or never
+    mmaplint: str = __version__
+    started: str = ""                     # UTC, ISO 8601
+    finished: str = ""
+    load_start: Load | None = None
+    load_end: Load | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def memory_filesystem(self) -> bool:
@@ -65,7 +88,7 @@ def read_mounts(mountinfo: str = "/proc/self/mountinfo") -> list[Mount]:
         if not sep or len(fields) < 5 or len(tail) < 2:
             continue
         mounts.append(Mount(_unescape(fields[4]), fields[2], tail[0], _unescape(tail[1]),
-                            tail[2] if len(tail) > 2 else ""))
+                            tail[2] if len(tail) > 2 else "", fields[5] if len(fields) > 5 else ""))
     return mounts
 
 
@@ -143,6 +166,61 @@ def vm_dirty() -> dict[str, int]:
     return values
 
 
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _thp() -> str | None:
+    try:
+        text = Path(THP).read_text()
+    except OSError:
+        return None
+    return next((word[1:-1] for word in text.split() if word.startswith("[")), text.strip() or None)
+
+
+def _io_pressure() -> dict[str, dict[str, float]] | None:
+    try:
+        lines = Path("/proc/pressure/io").read_text().splitlines()
+    except OSError:
+        return None
+    out = {}
+    for line in lines:
+        kind, *pairs = line.split()
+        try:
+            out[kind] = {k: float(v) for k, v in (p.split("=", 1) for p in pairs) if k != "total"}
+        except ValueError:
+            continue
+    return out
+
+
+def load() -> Load:
+    try:
+        loadavg = os.getloadavg()
+    except OSError:
+        loadavg = None
+    return Load(loadavg, _io_pressure())
+
+
+def _busy(sample: Load, cpus: int, own: int) -> str | None:
+    """Why the machine looked busy at this moment (`own`: runnable tasks that are ours)."""
+    if sample.loadavg and sample.loadavg[0] - own > BUSY_LOAD_PER_CPU * cpus:
+        return f"load average {sample.loadavg[0]:.2f} on {cpus} CPUs"
+    some = (sample.io_pressure or {}).get("some", {}).get("avg10")
+    if some is not None and some > BUSY_IO_SOME_AVG10 and own == 0:
+        return f"I/O pressure {some:.0f} % (some, avg10)"
+    return None
+
+
+def finish(env: Environment) -> None:
+    """Record the end of the measurement and warn when the machine was busy around it."""
+    env.finished, env.load_end = _now(), load()
+    for moment, sample, own in (("at the start", env.load_start, 0), ("at the end", env.load_end, 1)):
+        why = _busy(sample, env.cpus or 1, own) if sample else None
+        if why:
+            env.warnings.append(f"the machine was busy {moment} ({why}): timings may be skewed; "
+                                "rerun on a quieter machine to be sure")
+
+
 def detect(directory: str, compiler: str | None = None) -> Environment:
     mount, via = resolve_filesystem(directory, read_mounts())
     sys_device = _block_device(mount) if mount else None
@@ -158,4 +236,10 @@ def detect(directory: str, compiler: str | None = None) -> Environment:
         vm_dirty=vm_dirty(),
         cpus=cpus,
         compiler=compiler,
+        mount_point=mount.mount_point if mount else None,
+        mount_options=(mount.options + (f"; superblock {mount.super_options}" if mount.super_options else "")
+                       if mount else None),
+        thp=_thp(),
+        started=_now(),
+        load_start=load(),
     )

@@ -16,6 +16,7 @@ COMMON_DIR = "common"          # shared header, not an entry
 class Metric:
     name: str
     primary: bool = False
+    absent: str | None = None   # why this cost may not show here, said when it does not
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Case:
     name: str
     args: tuple[str, ...] = ()
     expect: str = "cost"       # "cost": bad should cost more; "none": no difference expected
+    primary: tuple[str, ...] | None = None   # this case's primary metrics, when not the entry's
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Entry:
     finding_params: dict[str, FindingParam] = field(default_factory=dict)
     depends_on: dict[str, str] = field(default_factory=dict)
     timeout: float = 60.0
+    scale: str | None = None    # the parameter the work grows with, lowered to fit the budget
 
     @property
     def source_name(self) -> str:
@@ -60,7 +63,8 @@ def corpus_root() -> Traversable:
 
 def _parse(name: str, data: dict) -> Entry:
     try:
-        cases = tuple(Case(c["name"], tuple(c.get("args", ())), c.get("expect", "cost"))
+        cases = tuple(Case(c["name"], tuple(c.get("args", ())), c.get("expect", "cost"),
+                           tuple(c["primary"]) if "primary" in c else None)
                       for c in data.get("cases", ())) or (Case("default"),)
         return Entry(
             name=name,
@@ -69,12 +73,14 @@ def _parse(name: str, data: dict) -> Entry:
             seed=data["seed"],
             variants=dict(data["variants"]),
             defaults=dict(data.get("defaults", {})),
-            metrics=tuple(Metric(m["name"], bool(m.get("primary", False))) for m in data["metrics"]),
+            metrics=tuple(Metric(m["name"], bool(m.get("primary", False)), m.get("absent"))
+                          for m in data["metrics"]),
             cases=cases,
             finding_params={k: FindingParam(v["flag"], int(v["min"]), int(v["max"]))
                             for k, v in data.get("finding_params", {}).items()},
             depends_on=dict(data.get("depends_on", {})),
             timeout=float(data.get("timeout", 60)),
+            scale=data.get("scale"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfirmError(f"corpus entry {name}: malformed manifest.toml ({exc!r})") from exc
@@ -99,4 +105,4 @@ def entry_for_rule(rule: str, entries: list[Entry]) -> Entry:
         if rule in entry.rules:
             return entry
     known = ", ".join(sorted(r for e in entries for r in e.rules))
-    raise ConfirmError(f"{rule} has no runtime reproducer in the corpus; rules that have one: {known}")
+    raise ConfirmError(f"{rule} has no runtime reproducer in mmaplint's corpus; rules that have one: {known}")

@@ -6,6 +6,7 @@ REQUIRED = ("variant", "wall_s", "user_s", "sys_s", "minflt", "majflt", "nvcsw",
 
 DESCRIPTIONS = {
     "wall_s": "wall time",
+    "process_s": "whole-process time",
     "user_s": "user CPU",
     "sys_s": "system CPU",
     "minflt": "minor faults",
@@ -47,13 +48,20 @@ def value(sample: dict, name: str) -> float | None:
 
 COUNT_FLOOR = 10.0
 BYTES_FLOOR = 4096.0
+CPU_FLOOR = 0.004         # s: one scheduler tick, the resolution of CPU time accounting
+AMP_FLOOR = 0.01          # 1 % of the useful bytes
 
 
 def floor(name: str) -> float:
-    """Counts get a floor of ten events: a process takes a few faults and context switches of its
-    own, and 3 against 0 is no ratio; byte counts get one page.  Measured quantities get none."""
-    if name.endswith(("_s", "_us")) or name == "write_amp":
+    """Added to both sides of a ratio, and said so in the output.  Counts get ten events: a
+    process takes a few faults and context switches of its own, and 3 against 0 is no ratio;
+    byte counts one page; CPU times one tick.  Wall times and latencies get none."""
+    if name in ("user_s", "sys_s"):
+        return CPU_FLOOR
+    if name.endswith(("_s", "_us")):
         return 0.0
+    if name == "write_amp":
+        return AMP_FLOOR
     return BYTES_FLOOR if name.endswith("_bytes") else COUNT_FLOOR
 
 

@@ -1,4 +1,5 @@
-"""A one-line progress display on stderr, shown once a confirmation has taken two seconds."""
+"""A one-line progress display on stderr (when stderr is a terminal), shown once a confirmation
+has taken two seconds."""
 from __future__ import annotations
 
 import sys
@@ -13,12 +14,13 @@ class Progress:
         self.start = time.monotonic()
         self.shown = False
 
-    def update(self, label: str, variant: str, pair: int, budget: float) -> None:
-        elapsed = time.monotonic() - self.start
-        if not self.enabled or elapsed < SHOW_AFTER_S:
+    def update(self, label: str, variant: str, pair: int, deadline: float) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self.start < SHOW_AFTER_S:
             return
         step = "warm-up" if pair == 0 else f"pair {pair}"
-        sys.stderr.write(f"\r\033[K{label}: {step}, {variant} ({elapsed:.0f} s, budget {budget:.0f} s per rule)")
+        sys.stderr.write(f"\r\033[K{label}: {step}, {variant} ({now - self.start:.0f} s, "
+                         f"{max(deadline - now, 0):.0f} s of its budget left)")
         sys.stderr.flush()
         self.shown = True
 

@@ -4,16 +4,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .environment import Environment
-from .manifest import Entry
+from .manifest import Entry, Metric
 from .metrics import DESCRIPTIONS, format_value
-from .stats import CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED, Comparison
+from .schedule import Measured
+from .stats import CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED, WORSE, Comparison
+
+VARIANTS = ("bad", "fixed")
 
 
 @dataclass
 class MetricResult:
-    name: str
-    primary: bool
+    metric: Metric
     comparison: Comparison | None      # None: this kernel does not provide the metric
+
+    @property
+    def name(self) -> str:
+        return self.metric.name
+
+    @property
+    def primary(self) -> bool:
+        return self.metric.primary
 
     @property
     def verdict(self) -> str:
@@ -24,11 +34,16 @@ class MetricResult:
 class CaseResult:
     name: str
     expect: str
-    pairs: int
+    variants: tuple[str, str]
+    measured: Measured
     seconds: float
-    params: dict                       # as the program resolved them
+    params: dict                       # as the program resolved them (after any scaling)
     metrics: list[MetricResult]
     verdict: str
+
+    @property
+    def pairs(self) -> int:
+        return len(self.measured.pairs)
 
 
 @dataclass
@@ -38,64 +53,96 @@ class RuleResult:
     notes: list[str]
     cases: list[CaseResult]
     verdict: str
+    seconds: float = 0.0               # the whole confirm of the rule: build, warm-up, pairs
     conclusion: str = ""
-    environment: Environment | None = field(default=None, repr=False)
+    variants: tuple[str, str] = VARIANTS
+
+    @property
+    def bytes_written(self) -> int:
+        return sum(c.measured.bytes_written for c in self.cases)
+
+    @property
+    def aa(self) -> bool:
+        return self.variants != VARIANTS
 
 
-def _phrase(m: MetricResult) -> str:
+def ratio_text(value: float) -> str:
+    if value == float("inf"):
+        return "inf"
+    return f"{value:.2f}x" if value < 10 else f"{value:.0f}x" if value < 1e6 else f"{value:.1e}x"
+
+
+def interval_text(c: Comparison) -> str:
+    low, high = c.interval
+    return f"{ratio_text(low)}-{ratio_text(high)}"
+
+
+def phrase(m: MetricResult) -> str:
     c = m.comparison
-    return (f"{DESCRIPTIONS.get(m.name, m.name)} {c.ratio:.1f}x "
-            f"({format_value(m.name, c.bad)} vs {format_value(m.name, c.fixed)})")
+    return (f"{DESCRIPTIONS.get(m.name, m.name)} {ratio_text(c.ratio)} (95 % CI {interval_text(c)}; "
+            f"{format_value(m.name, c.bad)} vs {format_value(m.name, c.fixed)})")
 
 
-def _confirmed(case: CaseResult, primary: bool) -> list[MetricResult]:
-    return [m for m in case.metrics if m.primary == primary and m.verdict == CONFIRMED]
-
-
-def _absence_reason(entry: Entry, env: Environment, verdict: str) -> str | None:
-    """The environment's part in a cost that did not show.  The filesystem is known from the mount
-    table, so it explains even noise; the libc's change is inferred from the counters themselves,
-    so it is named only when they refute the cost."""
-    values = {"fstype": env.fstype, "libc": env.libc or "this libc"}
-    if "filesystem" in entry.depends_on and env.memory_filesystem:
-        return entry.depends_on["filesystem"].format(**values)
-    if "libc" in entry.depends_on and verdict == NOT_REPRODUCED:
-        return entry.depends_on["libc"].format(**values)
-    return None
+def _with(case: CaseResult, verdict: str, primary: bool) -> list[MetricResult]:
+    return [m for m in case.metrics if m.primary == primary and m.verdict == verdict]
 
 
 def _case_sentence(case: CaseResult) -> str:
-    evidence = _confirmed(case, primary=True)
-    wall = next((m for m in case.metrics if m.name == "wall_s" and m.comparison), None)
+    if case.measured.stopped:
+        return f"no verdict could be drawn: {case.measured.stopped}"
     if case.verdict == CONFIRMED:
-        parts = [_phrase(m) for m in evidence]
-        if wall and wall not in evidence:
-            parts.append(f"effect: {_phrase(wall)}")
-        return "; ".join(parts)
+        parts = [phrase(m) for m in _with(case, CONFIRMED, primary=True)]
+        effects = [m for m in case.metrics if not m.primary and m.name == "wall_s" and m.comparison]
+        return "; ".join(parts + [f"effect: {phrase(m)}" for m in effects])
+    if case.verdict == WORSE:
+        return "the fix costs more: " + "; ".join(phrase(m) for m in _with(case, WORSE, primary=True))
     if case.verdict == NOT_REPRODUCED:
-        primaries = ", ".join(DESCRIPTIONS.get(m.name, m.name) for m in case.metrics if m.primary)
-        residual = [_phrase(m) for m in _confirmed(case, primary=False)]
-        text = f"no clear difference in {primaries}"
-        return text + (f"; still measurable: {', '.join(residual)}" if residual else "")
-    noisy = [m for m in case.metrics if m.primary and m.verdict == INCONCLUSIVE]
-    spreads = ", ".join(f"{m.name} {m.comparison.ratio:.2f}x (spread {m.comparison.spread[0]:.2f}-"
-                        f"{m.comparison.spread[1]:.2f}x)" for m in noisy)
-    return f"noisy: {spreads}" if spreads else "the evidence disagrees across metrics"
+        primaries = ", ".join(f"{DESCRIPTIONS.get(m.name, m.name)} {ratio_text(m.comparison.ratio)} "
+                              f"(95 % CI {interval_text(m.comparison)})" for m in case.metrics if m.primary)
+        residual = [phrase(m) for m in _with(case, CONFIRMED, primary=False)]
+        text = f"no cost in {primaries}"
+        return text + (f"; still measurable: {'; '.join(residual)}" if residual else "")
+    undecided = [m for m in case.metrics if m.primary and m.verdict in (INCONCLUSIVE, "n/a")]
+    if any(m.verdict in (CONFIRMED, WORSE) for m in case.metrics if m.primary):
+        return "the primary metrics disagree: " + "; ".join(
+            f"{phrase(m)} {m.verdict}" for m in case.metrics if m.primary and m.comparison)
+    return "the interval is too wide to tell: " + "; ".join(phrase(m) for m in undecided if m.comparison)
+
+
+def _absent(case: CaseResult, env: Environment) -> list[str]:
+    """The reasons a manifest gives for costs of its metrics that did not show here."""
+    values = {"fstype": env.fstype, "libc": env.libc or "this libc"}
+    return [f"{DESCRIPTIONS.get(m.name, m.name)} {ratio_text(m.comparison.ratio)}: " + m.metric.absent.format(**values)
+            for m in case.metrics if m.metric.absent and m.comparison and m.verdict != CONFIRMED]
+
+
+def _environment_reasons(result: RuleResult, env: Environment) -> list[str]:
+    """What in this environment the manifest says can make the cost vanish, when it did not show:
+    a filesystem that keeps files in memory, a device that needs no stable pages."""
+    if result.verdict == CONFIRMED:
+        return []
+    reasons, depends = [], result.entry.depends_on
+    if "filesystem" in depends and env.memory_filesystem:
+        reasons.append(depends["filesystem"].format(fstype=env.fstype))
+    elif "stable_writes" in depends and env.device_flags.get("stable_writes") == "0":
+        reasons.append(depends["stable_writes"].format(device=env.block_device))
+    return reasons
 
 
 def conclude(result: RuleResult, env: Environment) -> str:
     where = f"on {env.fstype}" + (f" ({env.block_device})" if env.block_device else "")
-    head = f"{result.rule} {result.verdict} {where}"
+    label = f"A/A check {result.variants[0]} vs {result.variants[1]}: " if result.aa else ""
+    head = f"{result.rule} {label}{result.verdict} {where}"
     if len(result.cases) == 1:
-        case = result.cases[0]
-        text = f"{head}: {_case_sentence(case)}"
+        text = f"{head}: {_case_sentence(result.cases[0])}"
     else:
         text = f"{head}: " + "; ".join(
             f"[{c.name}] {c.verdict}" + (" as expected" if c.expect == "none" and c.verdict == NOT_REPRODUCED
-                                         else "") + f": {_case_sentence(c)}" for c in result.cases)
-    reason = _absence_reason(result.entry, env, result.verdict) if result.verdict != CONFIRMED else None
-    if reason:
-        text += f". Why: {reason}"
-    elif result.verdict == INCONCLUSIVE:
+                                         and not result.aa else "") + f": {_case_sentence(c)}"
+            for c in result.cases)
+    extra = _environment_reasons(result, env) + [reason for case in result.cases for reason in _absent(case, env)]
+    if extra:
+        text += ". Why: " + "; ".join(dict.fromkeys(extra))
+    elif result.verdict == INCONCLUSIVE and not result.aa:
         text += ". Rerun with a larger --budget or on a quieter machine"
     return text + "."

@@ -1,7 +1,10 @@
-"""Running corpus programs safely: a private temp dir inside --dir, a timeout per run, cleanup on
-every way out, and the warm-up-then-alternate schedule within a time budget."""
+"""Running corpus programs safely: a private temp dir inside --dir (stale ones of dead runs removed),
+a timeout per run, the whole process group ended on every way out, signals turned into a clean
+interrupt."""
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import shutil
@@ -10,54 +13,112 @@ import subprocess
 import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 from .errors import ConfirmError
 from .metrics import MetricsError, validate
-from .stats import MIN_PAIRS
 
 TEMP_PREFIX = "mmaplint-confirm-"
+LOCK_NAME = ".lock"           # held (flock) by the run that owns the directory, for its lifetime
+RUN_DIR = "run"               # the reproducers' working directory, emptied before every run
+UNLOCKED_GRACE_S = 60         # a directory without a lock file is being created, unless older
 SPACE_MARGIN = 64 << 20       # left free beyond what the runs need
-MAX_PAIRS = 15
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-@dataclass
-class Pair:
-    bad: dict
-    fixed: dict
+class Interrupted(KeyboardInterrupt):
+    """A signal asked us to stop: clean up and exit with 128 + its number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-@contextmanager
-def workspace(directory: str) -> Iterator[Path]:
-    """A fresh directory inside `directory`, removed however the block ends."""
-    if not os.path.isdir(directory):
-        raise ConfirmError(f"--dir {directory}: not a directory")
-    try:
-        path = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=directory))
-    except OSError as exc:
-        raise ConfirmError(f"cannot create a temporary directory in {directory}: {exc.strerror}") from exc
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+class RunTimeout(Exception):
+    """A run did not finish within the time it was given (and was killed)."""
+
+    def __init__(self, variant: str, seconds: float) -> None:
+        super().__init__(f"the {variant} run did not finish in the {seconds:.1f} s it had")
+        self.variant = variant
+        self.seconds = seconds
 
 
 @contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM takes the same cleanup path as Ctrl-C while confirmation runs."""
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
+def interrupts() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP raise Interrupted once; later ones are ignored so that the
+    cleanup they started (ending the reproducer, removing the temp dir) runs to its end."""
+    def stop(signum, frame):
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        raise Interrupted(signum)
     try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
+        previous = {sig: signal.signal(sig, stop) for sig in SIGNALS}
     except ValueError:          # not the main thread: leave signals alone
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _owned_by_a_live_run(path: Path) -> bool:
+    try:
+        fd = os.open(path / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        try:
+            return time.time() - path.lstat().st_mtime < UNLOCKED_GRACE_S
+        except OSError:
+            return True
+    except OSError:
+        return True             # not ours to judge (permissions, a symlink): leave it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+    finally:
+        os.close(fd)            # also drops the lock we may have taken
+    return False
+
+
+def remove_stale(directory: str) -> list[str]:
+    """Remove temp dirs of earlier runs that no live process owns (killed with SIGKILL, say)."""
+    removed = []
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(TEMP_PREFIX)]
+    except OSError:
+        return removed
+    for name in names:
+        path = Path(directory, name)
+        if path.is_dir() and not path.is_symlink() and not _owned_by_a_live_run(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(str(path))
+    return removed
+
+
+@contextmanager
+def workspace(directory: str) -> Iterator[Path]:
+    """A fresh, locked directory inside `directory`, removed however the block ends; yields the
+    working directory for the runs inside it."""
+    if not os.path.isdir(directory):
+        raise ConfirmError(f"--dir {directory}: not a directory")
+    remove_stale(directory)
+    try:
+        path = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=directory))
+    except OSError as exc:
+        raise ConfirmError(f"cannot create a temporary directory in {directory}: {exc.strerror}") from exc
+    lock = None
+    try:
+        lock = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        (path / RUN_DIR).mkdir()
+        yield path / RUN_DIR
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        if lock is not None:
+            os.close(lock)
 
 
 def check_space(directory: str, needed: int) -> None:
@@ -68,64 +129,62 @@ def check_space(directory: str, needed: int) -> None:
             " there: free some space or pass --dir on another filesystem")
 
 
-def _execute(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
-    # Own session: a terminal's Ctrl-C reaches only us, and we end the whole group ourselves.
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+def _end_group(proc: subprocess.Popen) -> None:
     try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass                    # already gone (and maybe reaped): nothing left to end
+    proc.communicate()
+
+
+def execute(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    """Run `cmd` in a session of its own (a terminal's Ctrl-C reaches only us) and end its whole
+    group on any way out: timeout, interrupt or error."""
+    proc = None
+    blocked = set(SIGNALS)
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)   # no interrupt between fork and `proc =`
+    try:
+        try:
+            proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, start_new_session=True)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
         out, err = proc.communicate(timeout=timeout)
     except BaseException:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        if proc is not None:
+            _end_group(proc)
         raise
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def plan(binary: Path, args: list[str], cwd: Path) -> dict:
     """The program's resolved parameters and the disk space a run needs (`--plan`)."""
-    result = _execute([str(binary), "bad", *args, "--plan"], cwd, 30)
+    result = execute([str(binary), "bad", *args, "--plan"], cwd, 30)
     try:
         return json.loads(result.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError) as exc:
-        raise ConfirmError(f"{binary.name} rejected its arguments: {result.stderr.strip()}") from exc
+    except (ValueError, IndexError):
+        detail = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[0]
+        raise ConfirmError(f"{binary.name.rsplit('-', 1)[0]} rejected its arguments: {detail}") from None
 
 
 def run_once(binary: Path, variant: str, args: list[str], cwd: Path, timeout: float) -> dict:
-    """One run in an emptied `cwd`; its metrics line."""
+    """One run in an emptied `cwd`; its metrics line, with the whole process's wall time added
+    (`process_s`: start, setup, measured phase and exit)."""
     for item in cwd.iterdir():
-        shutil.rmtree(item) if item.is_dir() else item.unlink()
-    cmd = [str(binary), variant, *args]
+        shutil.rmtree(item) if item.is_dir() and not item.is_symlink() else item.unlink()
+    name = binary.name.rsplit("-", 1)[0]
+    started = time.monotonic()
     try:
-        result = _execute(cmd, cwd, timeout)
-    except subprocess.TimeoutExpired as exc:
-        raise ConfirmError(f"the {variant} run of {binary.name} exceeded its {timeout:.0f} s timeout") from exc
+        result = execute([str(binary), variant, *args], cwd, timeout)
+    except subprocess.TimeoutExpired:
+        raise RunTimeout(variant, timeout) from None
+    elapsed = time.monotonic() - started
     if result.returncode != 0:
         detail = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]
-        raise ConfirmError(f"the {variant} run of {binary.name} failed: {detail}")
+        raise ConfirmError(f"the {variant} run of {name} failed: {detail}")
     try:
-        return validate(json.loads(result.stdout.strip().splitlines()[-1]))
+        sample = validate(json.loads(result.stdout.strip().splitlines()[-1]))
     except (ValueError, IndexError, MetricsError) as exc:
-        raise ConfirmError(f"the {variant} run of {binary.name} printed no valid metrics line: {exc}") from exc
-
-
-def measure(run: Callable[[str], dict], budget: float,
-            on_run: Callable[[str, int], None] = lambda variant, pairs: None) -> list[Pair]:
-    """A discarded warm-up pair, then pairs until the budget is spent (at least MIN_PAIRS).
-    Every other pair runs fixed first so slow drift (page cache, device cache) hits both alike."""
-    start = time.monotonic()
-    for variant in ("bad", "fixed"):
-        on_run(variant, 0)
-        run(variant)
-    pairs: list[Pair] = []
-    while len(pairs) < MAX_PAIRS:
-        pair_start = time.monotonic()
-        order = ("bad", "fixed") if len(pairs) % 2 == 0 else ("fixed", "bad")
-        results = {}
-        for variant in order:
-            on_run(variant, len(pairs) + 1)
-            results[variant] = run(variant)
-        pairs.append(Pair(results["bad"], results["fixed"]))
-        now = time.monotonic()
-        if len(pairs) >= MIN_PAIRS and now - start + (now - pair_start) > budget:
-            break
-    return pairs
+        raise ConfirmError(f"the {variant} run of {name} printed no valid metrics line: {exc}") from None
+    sample["process_s"] = round(elapsed, 6)
+    return sample

@@ -27,3 +27,12 @@ def source_lines(path: str) -> tuple[str, ...]:
             return tuple(stream.read().decode("utf-8", "replace").splitlines())
     except OSError:
         return ()
+
+
+CONFIRMATIONS = "confirmations"     # context.extra key: (rule results, environment) of `check --confirm`
+
+
+def confirmations(context: FormatContext) -> tuple[dict, object | None]:
+    """`check --confirm`'s results by rule id, and the environment they were measured in."""
+    results, env = context.extra.get(CONFIRMATIONS, ([], None))
+    return {r.rule: r for r in results}, env

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from ..findings import Finding, Report
-from . import FormatContext
+from . import FormatContext, confirmations
 
 
 def finding_dict(f: Finding) -> dict:
@@ -20,8 +20,18 @@ def finding_dict(f: Finding) -> dict:
 
 
 def render(report: Report, context: FormatContext) -> str:
-    return json.dumps({
+    doc = {
         "version": context.version,
         "findings": [finding_dict(f) for f in report.findings],
         "errors": [{"path": e.path, "message": e.message} for e in report.errors],
-    }, indent=2) + "\n"
+    }
+    measured, env = confirmations(context)
+    if env is not None:
+        from dataclasses import asdict
+
+        from ..confirm.report import finding_confirmation, rule_doc
+        for finding, out in zip(report.findings, doc["findings"]):
+            if finding.rule in measured:
+                out["confirmation"] = finding_confirmation(measured[finding.rule], env)
+        doc["confirmations"] = {"environment": asdict(env), "results": [rule_doc(r) for r in measured.values()]}
+    return json.dumps(doc, indent=2) + "\n"

@@ -17,7 +17,7 @@ from ..facts import Span
 from ..findings import Finding, Report
 from ..fingerprints import FINGERPRINT_KEY, for_report, relative_posix
 from ..registry import Rule
-from . import FormatContext, source_lines
+from . import FormatContext, confirmations, source_lines
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -105,6 +105,13 @@ def _result(finding: Finding, index: int, fingerprint: str, root: str) -> dict:
     return result
 
 
+def _confirmation(result, env) -> dict:
+    """A finding's confirmation in a result's property bag; the environment, shared by all of
+    them, goes once into the run's invocation."""
+    from ..confirm.report import finding_confirmation
+    return {k: v for k, v in finding_confirmation(result, env).items() if k != "environment"}
+
+
 def build(report: Report, context: FormatContext) -> dict:
     rules = sorted(context.rules.values(), key=lambda r: r.id)
     index = {rule.id: n for n, rule in enumerate(rules)}
@@ -118,16 +125,25 @@ def build(report: Report, context: FormatContext) -> dict:
               "rules": [rule_descriptor(rule) for rule in rules]}
     if _information_uri():
         driver["informationUri"] = _information_uri()
+    invocation: dict = {"executionSuccessful": True, "toolExecutionNotifications": notifications}
+    results = [_result(f, index[f.rule], prints[f], context.root) for f in report.findings]
+    measured, env = confirmations(context)
+    if env is not None:
+        from dataclasses import asdict
+        for finding, result in zip(report.findings, results):
+            if finding.rule in measured:
+                result["properties"]["confirmation"] = _confirmation(measured[finding.rule], env)
+        invocation["properties"] = {"confirmation": {"environment": asdict(env),
+                                                     "rules": {r: m.verdict for r, m in measured.items()}}}
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": driver},
-            "invocations": [{"executionSuccessful": True,
-                             "toolExecutionNotifications": notifications}],
+            "invocations": [invocation],
             "originalUriBaseIds": {SRCROOT: {"uri": root_uri}},
             "columnKind": "unicodeCodePoints",
-            "results": [_result(f, index[f.rule], prints[f], context.root) for f in report.findings],
+            "results": results,
             "properties": {"frontends": sorted({f.frontend for f in report.findings}),
                            "analyzed": len(report.analyzed)},
         }],

@@ -6,7 +6,7 @@ import os
 
 from ..findings import Finding, Report
 from ..fingerprints import shown_path
-from . import FormatContext, source_lines
+from . import FormatContext, confirmations, source_lines
 
 STYLES = {"path": "1", "rule": "1;31", "name": "33", "caret": "1;31", "gutter": "34", "note": "36"}
 
@@ -48,6 +48,9 @@ def render_finding(f: Finding, context: FormatContext) -> list[str]:
         out.append(f"{pad}= help: {rule.help}")
     if f.reproducer:
         out.append(f"{pad}= reproducer: {f.reproducer} (measure it here: {f.confirm})")
+    measured, _ = confirmations(context)
+    if f.rule in measured:
+        out.append(f"{pad}= measured here: {measured[f.rule].conclusion}")
     return out
 
 
@@ -63,4 +66,12 @@ def render(report: Report, context: FormatContext) -> str:
     if report.errors:
         summary += f"; {len(report.errors)} file{'s' if len(report.errors) != 1 else ''} not analyzed"
     out.append(summary + ".")
+    measured, env = confirmations(context)
+    if env is not None and measured:
+        import io
+
+        from ..confirm.report import render_text
+        details = io.StringIO()
+        render_text(list(measured.values()), env, details)
+        out += ["", "Measured here (mmaplint --confirm):", details.getvalue().rstrip("\n")]
     return "\n".join(out) + "\n"

@@ -245,8 +245,9 @@ static inline void mml_print_delta(const char *key, long long before, long long 
 }
 
 /*
- * useful_bytes: what the program meant to store or read (write amplification = write_bytes /
- * useful_bytes); ops: the logical operations done, the same for both variants.
+ * useful_bytes: the bytes the program stored, wrote or read, counted as it did so (write
+ * amplification = write_bytes / useful_bytes; the harness checks both variants did the same);
+ * ops: the logical operations done, the same for both variants.
  */
 static inline void mml_finish(struct mml_meter *m, enum mml_variant v, const struct mml_param *p, size_t n,
                        unsigned long long useful_bytes, unsigned long long ops)
@@ -268,6 +269,9 @@ static inline void mml_finish(struct mml_meter *m, enum mml_variant v, const str
     mml_print_delta("syscr", m->io0.syscr, io.syscr);
     mml_print_delta("syscw", m->io0.syscw, io.syscw);
     printf(", \"useful_bytes\": %llu, \"ops\": %llu", useful_bytes, ops);
+    /* Everything this process dirtied since it started, setup included: what the harness caps. */
+    if (io.write_bytes >= 0)
+        printf(", \"total_write_bytes\": %lld", io.write_bytes);
     for (size_t i = 0; i < m->nextra; i++)
         mml_print_delta(m->extra_key[i], m->extra_before[i], m->extra_after[i]);
     if (m->nlat) {

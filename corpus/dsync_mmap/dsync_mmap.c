@@ -24,7 +24,7 @@ static struct mml_param params[NPARAM] = {
     [FILL] = {"fill", MML_FILL_WRITE, "how the file enters the page cache", mml_fill_choices},
 };
 
-static char *store_through_mapping(int fd, size_t size, struct mml_meter *meter)
+static char *store_through_mapping(int fd, size_t size, struct mml_meter *meter, unsigned long long *useful)
 {
     char *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED)
@@ -33,11 +33,14 @@ static char *store_through_mapping(int fd, size_t size, struct mml_meter *meter)
     uint32_t *words = (uint32_t *)map;
     for (size_t i = 0; i < size / sizeof *words; i++)
         words[i] = (uint32_t)i;
+    *useful = size / sizeof *words * sizeof *words;
     return map;
 }
 
-static void write_records(int fd, size_t size, size_t record, enum mml_variant v, struct mml_meter *meter)
+static unsigned long long write_records(int fd, size_t size, size_t record, enum mml_variant v,
+                                        struct mml_meter *meter)
 {
+    unsigned long long useful = 0;
     char *buf = malloc(record);
     if (!buf)
         mml_die("malloc");
@@ -48,10 +51,12 @@ static void write_records(int fd, size_t size, size_t record, enum mml_variant v
         if (pwrite(fd, buf, record, (off_t)off) != (ssize_t)record)
             mml_die("pwrite");
         mml_latency(meter, mml_now() - t0);
+        useful += record;
     }
     if (v == MML_FIXED && fdatasync(fd))
         mml_die("fdatasync");
     free(buf);
+    return useful;
 }
 
 int main(int argc, char **argv)
@@ -71,15 +76,16 @@ int main(int argc, char **argv)
     int fd = mml_create_file("dsync_mmap.dat", cli.variant == MML_BAD ? O_DSYNC : 0, size,
                              (enum mml_fill)params[FILL].value);
     struct mml_meter meter;
+    unsigned long long useful;
     if (params[IO].value == IO_MMAP) {
-        char *map = store_through_mapping(fd, size, &meter);
-        mml_finish(&meter, cli.variant, params, NPARAM, size, size / sizeof(uint32_t));
+        char *map = store_through_mapping(fd, size, &meter, &useful);
+        mml_finish(&meter, cli.variant, params, NPARAM, useful, size / sizeof(uint32_t));
         if (msync(map, size, MS_SYNC))
             mml_die("msync");
         munmap(map, size);
     } else {
-        write_records(fd, size, record, cli.variant, &meter);
-        mml_finish(&meter, cli.variant, params, NPARAM, size, size / record);
+        useful = write_records(fd, size, record, cli.variant, &meter);
+        mml_finish(&meter, cli.variant, params, NPARAM, useful, size / record);
     }
     close(fd);
     return 0;

@@ -17,7 +17,7 @@ static const char *const sync_choices[] = {"fdatasync", "fsync", "o_dsync", NULL
 enum { SYNC_FDATASYNC, SYNC_FSYNC, SYNC_O_DSYNC };
 
 static struct mml_param params[NPARAM] = {
-    [RECORDS] = {"records", 2000, "records appended", NULL},
+    [RECORDS] = {"records", 200, "records appended", NULL},
     [RECORD] = {"record", 4096, "bytes per record", NULL},
     [BATCH] = {"batch", 256, "records per flush in the fixed variant", NULL},
     [SYNC] = {"sync", SYNC_FDATASYNC, "how a record is made durable", sync_choices},
@@ -55,17 +55,19 @@ int main(int argc, char **argv)
     unsigned long long every = cli.variant == MML_BAD ? 1 : batch;
 
     struct mml_meter meter;
+    unsigned long long useful = 0;
     mml_start(&meter);
     for (unsigned long long i = 0; i < records; i++) {
         memset(buf, (int)(i & 0xff), record);
         double t0 = mml_now();
         if (pwrite(fd, buf, record, (off_t)(i * record)) != (ssize_t)record)
             mml_die("pwrite");
+        useful += record;
         if (!dsync && ((i + 1) % every == 0 || i + 1 == records))
             flush(fd, how);
         mml_latency(&meter, mml_now() - t0);
     }
-    mml_finish(&meter, cli.variant, params, NPARAM, records * record, records);
+    mml_finish(&meter, cli.variant, params, NPARAM, useful, records);
     close(fd);
     free(buf);
     return 0;

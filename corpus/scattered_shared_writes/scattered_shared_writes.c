@@ -18,8 +18,8 @@
 enum { SIZE, STORES, STRIDE, INTERVAL_MS, BATCH, FILL, NPARAM };
 
 static struct mml_param params[NPARAM] = {
-    [SIZE] = {"size", 64 << 20, "bytes in the file", NULL},
-    [STORES] = {"stores", 20000000, "8-byte stores", NULL},
+    [SIZE] = {"size", 8 << 20, "bytes in the file", NULL},
+    [STORES] = {"stores", 1000000, "8-byte stores", NULL},
     [STRIDE] = {"stride", 0, "bytes between stores, 0 = random", NULL},
     [INTERVAL_MS] = {"interval-ms", 20, "milliseconds between sync_file_range calls", NULL},
     [BATCH] = {"batch", 256, "stores per latency sample", NULL},
@@ -84,6 +84,7 @@ int main(int argc, char **argv)
     mml_flusher_start(&flusher, &fd, 1, params[INTERVAL_MS].value);
     uint64_t state = 0x9e3779b97f4a7c15ull;
     size_t offset = 0;
+    unsigned long long useful = 0;
     for (unsigned long long done = 0; done < stores;) {
         unsigned long long n = stores - done < batch ? stores - done : batch;
         double t0 = mml_now();
@@ -91,12 +92,13 @@ int main(int argc, char **argv)
             offset = stride ? (offset + stride) % size / 8 * 8 : next_random(&state) % (size / 8) * 8;
             *(volatile uint64_t *)(data + offset) = done + i;
         }
+        useful += n * sizeof(uint64_t);
         mml_latency(&meter, mml_now() - t0);
         done += n;
     }
     mml_flusher_stop(&flusher);
     persist(fd, data, size, cli.variant);
-    mml_finish(&meter, cli.variant, params, NPARAM, stores * 8, stores);
+    mml_finish(&meter, cli.variant, params, NPARAM, useful, stores);
     munmap(data, size);
     close(fd);
     return 0;
