@@ -1,10 +1,11 @@
 """The statistics behind verdicts, on synthetic samples."""
+import math
 import random
 
 import pytest
 
-from mmaplint.analyzer.confirm.stats import (CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED, combine, compare,
-                                             rule_verdict)
+from mmaplint.analyzer.confirm.stats import (CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED, WORSE, _critical,
+                                             combine, compare, rule_verdict)
 
 
 def noisy(center, rel, n, seed):
@@ -12,11 +13,26 @@ def noisy(center, rel, n, seed):
     return [center * (1 + rng.uniform(-rel, rel)) for _ in range(n)]
 
 
-def test_tenfold_difference_is_confirmed():
+def test_critical_values_are_the_mann_whitney_tables():
+    # two-sided 5 %: the largest c with P(U <= c) <= 0.025 (published tables for n = m)
+    assert [_critical(n, n, 0.05) for n in range(3, 11)] == [-1, 0, 2, 5, 8, 13, 17, 23]
+
+
+def test_tenfold_difference_is_confirmed_with_its_interval():
     c = compare(noisy(10.0, 0.1, 6, 1), noisy(1.0, 0.1, 6, 2))
     assert c.verdict == CONFIRMED
-    assert 8 < c.ratio < 12
-    assert c.spread[0] <= c.ratio <= c.spread[1]
+    assert 8 < c.interval[0] <= c.ratio <= c.interval[1] < 12.5
+    assert c.separation == 1.0 and c.n == 6
+
+
+def test_the_headline_is_inside_its_interval_whatever_the_samples():
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(3, 15)
+        bad = [rng.choice([0.0, rng.expovariate(1.0)]) for _ in range(n)]
+        fixed = [rng.choice([0.0, rng.expovariate(0.5)]) for _ in range(n)]
+        c = compare(bad, fixed, floor=rng.choice([0.0, 10.0]))
+        assert c.interval[0] <= c.ratio <= c.interval[1], (bad, fixed, c)
 
 
 def test_identical_distributions_are_not_reproduced():
@@ -25,19 +41,38 @@ def test_identical_distributions_are_not_reproduced():
     assert compare([86.0] * 5, [86.0] * 5, floor=10).verdict == NOT_REPRODUCED
 
 
+def test_a_fix_that_costs_more_is_worse_not_not_reproduced():
+    c = compare(noisy(1.0, 0.05, 8, 4), noisy(2.0, 0.05, 8, 5))
+    assert c.verdict == WORSE and c.interval[1] < 1
+
+
 def test_wide_overlapping_noise_is_inconclusive():
     for seed in range(0, 20, 2):
         c = compare(noisy(1.0, 0.9, 8, seed), noisy(1.0, 0.9, 8, seed + 1))
         assert c.verdict == INCONCLUSIVE, (seed, c)
 
 
+def test_a_small_but_certain_difference_needs_more_than_ten_percent():
+    # 5 % apart with no overlap: real, but inside what drift on a shared machine can do
+    c = compare([1.05, 1.051, 1.052, 1.053, 1.054, 1.055], [1.0, 1.001, 1.002, 1.003, 1.004, 1.005])
+    assert c.interval[0] > 1 and c.verdict == NOT_REPRODUCED
+
+
 def test_a_large_ratio_from_too_few_pairs_is_not_confirmed():
-    assert compare([10.0, 11.0], [1.0, 1.1]).verdict != CONFIRMED
+    assert compare([10.0, 11.0, 12.0], [1.0, 1.1, 1.2]).verdict == INCONCLUSIVE
+    assert compare([10.0, 11.0, 12.0, 13.0], [1.0, 1.1, 1.2, 1.3]).verdict == INCONCLUSIVE
+
+
+def test_an_infinite_ratio_is_infinite_not_unknown():
+    c = compare([5.0, 6.0, 7.0, 8.0, 9.0], [0.0] * 5)
+    assert math.isinf(c.ratio) and math.isinf(c.interval[0]) and c.verdict == CONFIRMED
 
 
 def test_floor_keeps_tiny_counts_from_reading_as_a_cost():
-    assert compare([3.0, 5.0, 4.0], [0.0, 0.0, 0.0], floor=10).verdict != CONFIRMED
-    assert compare([0.0] * 4, [0.0] * 4, floor=0).verdict == NOT_REPRODUCED
+    from mmaplint.analyzer.confirm.metrics import floor
+    assert compare([3.0, 5.0, 4.0, 3.0, 4.0], [0.0] * 5, floor=floor("nvcsw")).verdict != CONFIRMED
+    assert compare([300.0, 310.0, 290.0, 305.0, 295.0], [5.0] * 5, floor=floor("nvcsw")).verdict == CONFIRMED
+    assert compare([0.0] * 5, [0.0] * 5, floor=0).verdict == NOT_REPRODUCED
 
 
 def test_mismatched_samples_are_refused():
@@ -47,9 +82,12 @@ def test_mismatched_samples_are_refused():
 
 def test_case_and_rule_verdicts():
     assert combine([CONFIRMED, NOT_REPRODUCED]) == CONFIRMED
+    assert combine([CONFIRMED, WORSE]) == INCONCLUSIVE
+    assert combine([WORSE, NOT_REPRODUCED]) == WORSE
     assert combine([NOT_REPRODUCED, NOT_REPRODUCED]) == NOT_REPRODUCED
     assert combine([INCONCLUSIVE, NOT_REPRODUCED]) == INCONCLUSIVE
     # a case expecting no difference agrees when there is none
     assert rule_verdict([(NOT_REPRODUCED, "none"), (CONFIRMED, "cost")]) == CONFIRMED
     assert rule_verdict([(NOT_REPRODUCED, "none"), (NOT_REPRODUCED, "cost")]) == NOT_REPRODUCED
+    assert rule_verdict([(NOT_REPRODUCED, "none"), (WORSE, "cost")]) == WORSE
     assert rule_verdict([(CONFIRMED, "none"), (CONFIRMED, "cost")]) == INCONCLUSIVE

@@ -46,15 +46,15 @@ def value(sample: dict, name: str) -> float | None:
     return float(raw) if raw is not None else None
 
 
-COUNT_FLOOR = 10.0
+COUNT_FLOOR = 50.0
 BYTES_FLOOR = 4096.0
 CPU_FLOOR = 0.004         # s: one scheduler tick, the resolution of CPU time accounting
 AMP_FLOOR = 0.01          # 1 % of the useful bytes
 
 
 def floor(name: str) -> float:
-    """Added to both sides of a ratio, and said so in the output.  Counts get ten events: a
-    process takes a few faults and context switches of its own, and 3 against 0 is no ratio;
+    """Added to both sides of a ratio, and said so in the output.  Counts get 50 events: a
+    process takes a few faults and context switches of its own, and 5 against 0 is no cost;
     byte counts one page; CPU times one tick.  Wall times and latencies get none."""
     if name in ("user_s", "sys_s"):
         return CPU_FLOOR

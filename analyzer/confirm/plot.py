@@ -42,7 +42,7 @@ def write(results: list[RuleResult], path: str) -> None:
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     for ax, (result, case, m) in zip(axes.flat, panels):
-        a, b = case.variants
+        a, b = case.labels
         series = [[metrics.value(p.bad, m.name) for p in case.measured.pairs],
                   [metrics.value(p.fixed, m.name) for p in case.measured.pairs]]
         ax.boxplot(series, widths=0.5, showfliers=False)

@@ -53,7 +53,7 @@ def environment_lines(env: Environment) -> list[str]:
 
 
 def _table(case: CaseResult) -> list[str]:
-    a, b = case.variants
+    a, b = case.labels
     rows = [("metric", a, b, "ratio", "95% CI", "sep", "verdict")]
     for m in case.metrics:
         c = m.comparison
@@ -69,7 +69,7 @@ def _table(case: CaseResult) -> list[str]:
 
 def _pictures(case: CaseResult) -> list[str]:
     lines = []
-    a, b = case.variants
+    a, b = case.labels
     for m in case.metrics:
         if not m.primary or m.comparison is None:
             continue

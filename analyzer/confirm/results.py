@@ -45,6 +45,12 @@ class CaseResult:
     def pairs(self) -> int:
         return len(self.measured.pairs)
 
+    @property
+    def labels(self) -> tuple[str, str]:
+        """The two slots as shown: the variants, told apart in an A/A check."""
+        a, b = self.variants
+        return (f"{a} (A)", f"{b} (B)") if a == b else (a, b)
+
 
 @dataclass
 class RuleResult:

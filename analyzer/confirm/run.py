@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
+import math
 import os
 import shutil
 import signal
@@ -25,6 +26,7 @@ RUN_DIR = "run"               # the reproducers' working directory, emptied befo
 UNLOCKED_GRACE_S = 60         # a directory without a lock file is being created, unless older
 SPACE_MARGIN = 64 << 20       # left free beyond what the runs need
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+POLL_S = 0.05                 # how often a run's bytes written are checked against its allowance
 
 
 class Interrupted(KeyboardInterrupt):
@@ -35,13 +37,18 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-class RunTimeout(Exception):
-    """A run did not finish within the time it was given (and was killed)."""
+class RunStopped(Exception):
+    """A run was ended before it finished: out of time, or past the bytes it was allowed to write."""
 
-    def __init__(self, variant: str, seconds: float) -> None:
-        super().__init__(f"the {variant} run did not finish in the {seconds:.1f} s it had")
+    def __init__(self, variant: str, why: str, written: int = 0) -> None:
+        super().__init__(f"the {variant} run {why}")
         self.variant = variant
-        self.seconds = seconds
+        self.written = written
+
+
+class _WriteLimit(Exception):
+    def __init__(self, written: int) -> None:
+        self.written = written
 
 
 @contextmanager
@@ -99,26 +106,40 @@ def remove_stale(directory: str) -> list[str]:
 
 
 @contextmanager
+def _signals_held() -> Iterator[None]:
+    """Signals wait (pending) until the block is done: a step that must not be cut in two."""
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+
+@contextmanager
 def workspace(directory: str) -> Iterator[Path]:
-    """A fresh, locked directory inside `directory`, removed however the block ends; yields the
-    working directory for the runs inside it."""
+    """A fresh, locked directory inside `directory`, removed however the block ends (a signal
+    waits until it is made and locked, and until it is removed); yields the runs' working
+    directory inside it."""
     if not os.path.isdir(directory):
         raise ConfirmError(f"--dir {directory}: not a directory")
     remove_stale(directory)
+    path, lock = None, None
     try:
-        path = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=directory))
-    except OSError as exc:
-        raise ConfirmError(f"cannot create a temporary directory in {directory}: {exc.strerror}") from exc
-    lock = None
-    try:
-        lock = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        (path / RUN_DIR).mkdir()
+        with _signals_held():
+            try:
+                path = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=directory))
+                lock = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                (path / RUN_DIR).mkdir()
+            except OSError as exc:
+                raise ConfirmError(f"cannot create a temporary directory in {directory}: {exc.strerror}") from None
         yield path / RUN_DIR
     finally:
-        shutil.rmtree(path, ignore_errors=True)
-        if lock is not None:
-            os.close(lock)
+        with _signals_held():
+            if path is not None:
+                shutil.rmtree(path, ignore_errors=True)
+            if lock is not None:
+                os.close(lock)
 
 
 def check_space(directory: str, needed: int) -> None:
@@ -137,22 +158,42 @@ def _end_group(proc: subprocess.Popen) -> None:
     proc.communicate()
 
 
-def execute(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
-    """Run `cmd` in a session of its own (a terminal's Ctrl-C reaches only us) and end its whole
-    group on any way out: timeout, interrupt or error."""
-    proc = None
-    blocked = set(SIGNALS)
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)   # no interrupt between fork and `proc =`
+def written_by(pid: int) -> int:
+    """Bytes process `pid` (all its threads) has dirtied for the device so far; 0 if unknown."""
     try:
-        try:
+        with open(f"/proc/{pid}/io", encoding="ascii") as stream:
+            for line in stream:
+                if line.startswith("write_bytes:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def execute(cmd: list[str], cwd: Path, timeout: float, max_written: float = math.inf) -> subprocess.CompletedProcess:
+    """Run `cmd` in a session of its own (a terminal's Ctrl-C reaches only us) and end its whole
+    group on any way out: timeout, too many bytes written (checked every POLL_S), interrupt or
+    error."""
+    proc = None
+    deadline = time.monotonic() + timeout
+    try:
+        with _signals_held():       # no interrupt between the fork and `proc =`
             proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     text=True, start_new_session=True)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-        out, err = proc.communicate(timeout=timeout)
+        while True:
+            try:
+                out, err = proc.communicate(timeout=max(min(POLL_S, deadline - time.monotonic()), 0))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    raise
+                written = written_by(proc.pid)
+                if written > max_written:
+                    raise _WriteLimit(written) from None
     except BaseException:
         if proc is not None:
-            _end_group(proc)
+            with _signals_held():
+                _end_group(proc)
         raise
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
@@ -164,20 +205,25 @@ def plan(binary: Path, args: list[str], cwd: Path) -> dict:
         return json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         detail = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[0]
+        detail = detail.removeprefix(f"{binary}: ")
         raise ConfirmError(f"{binary.name.rsplit('-', 1)[0]} rejected its arguments: {detail}") from None
 
 
-def run_once(binary: Path, variant: str, args: list[str], cwd: Path, timeout: float) -> dict:
+def run_once(binary: Path, variant: str, args: list[str], cwd: Path, timeout: float,
+             max_written: float = math.inf) -> dict:
     """One run in an emptied `cwd`; its metrics line, with the whole process's wall time added
-    (`process_s`: start, setup, measured phase and exit)."""
+    (`process_s`: start, setup, measured phase and exit).  RunStopped past `timeout` seconds or
+    `max_written` bytes."""
     for item in cwd.iterdir():
         shutil.rmtree(item) if item.is_dir() and not item.is_symlink() else item.unlink()
     name = binary.name.rsplit("-", 1)[0]
     started = time.monotonic()
     try:
-        result = execute([str(binary), variant, *args], cwd, timeout)
+        result = execute([str(binary), variant, *args], cwd, timeout, max_written)
     except subprocess.TimeoutExpired:
-        raise RunTimeout(variant, timeout) from None
+        raise RunStopped(variant, f"did not finish in the {timeout:.1f} s it had") from None
+    except _WriteLimit as exc:
+        raise RunStopped(variant, f"wrote over the {max_written / (1 << 20):.0f} MiB it could", exc.written) from None
     elapsed = time.monotonic() - started
     if result.returncode != 0:
         detail = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]

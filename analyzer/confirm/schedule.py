@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .run import RunTimeout
+from .run import RunStopped
 from .stats import MIN_PAIRS
 
 MAX_PAIRS = 15
@@ -65,33 +65,37 @@ def _mib(n: float) -> str:
     return f"{n / (1 << 20):.0f} MiB"
 
 
-def measure(run: Callable[[str, list[str], float], dict], variants: tuple[str, str], deadline: float,
+def measure(run: Callable[[str, list[str], float, float], dict], variants: tuple[str, str], deadline: float,
             max_bytes: int, scale: Scale, on_run: Callable[[str, int], None] = lambda v, p: None,
             clock: Callable[[], float] = time.monotonic) -> Measured:
-    """`run(variant, extra_args, timeout)` runs one variant; nothing here runs past `deadline`
-    (a run is given only the time left) or writes past `max_bytes` (after the warm-up pair,
-    whose cost sets the estimates)."""
+    """`run(variant, extra_args, timeout, max_written)` runs one variant, or raises RunStopped;
+    nothing here runs past `deadline` or writes past `max_bytes` (a run is given only the time
+    and the bytes left, give or take what it writes in run.POLL_S)."""
     out = Measured()
     extra: list[str] = []
 
-    def timed(variant: str, pair: int, limit: float = float("inf")) -> dict:
+    def timed(variant: str, pair: int, limit: float = float("inf"), byte_limit: float = float("inf")) -> dict:
         left = min(deadline - clock(), limit)
         if left <= 0:
-            raise RunTimeout(variant, 0)
+            raise RunStopped(variant, "had no time left")
         on_run(variant, pair)
-        sample = run(variant, extra, left)
+        try:
+            sample = run(variant, extra, left, min(max(max_bytes - out.bytes_written, 0), byte_limit))
+        except RunStopped as exc:
+            out.bytes_written += exc.written
+            raise
         out.bytes_written += _written(sample)
         return sample
 
     factor = 1.0
     while True:     # the warm-up pair, the first timed one; cut the work by 8 while it cannot
-        extra, out.scaled_to = scale.args(factor)   # finish in a third of the time left
+        extra, out.scaled_to = scale.args(factor)   # finish in a third of the time or the bytes left
         started = clock()
         try:
             limit = (deadline - started) / WARMUP_SHARE
-            out.warmup = [timed(variant, 0, limit) for variant in variants]
+            out.warmup = [timed(variant, 0, limit, max_bytes / WARMUP_SHARE / 2) for variant in variants]
             break
-        except RunTimeout as exc:
+        except RunStopped as exc:
             where = f" at {scale.name}={scale.args(factor)[1]}" if scale.name else ""
             if not scale.name or factor / WARMUP_CUT < MIN_FACTOR or deadline - clock() <= 0:
                 out.stopped = f"{exc}{where}: the budget is too small for even a warm-up pair"
@@ -131,7 +135,7 @@ def measure(run: Callable[[str, list[str], float], dict], variants: tuple[str, s
                 return out
             pair_s = max(pair_s, clock() - started)
             pair_bytes = max(pair_bytes, out.bytes_written - before_bytes)
-    except RunTimeout as exc:
+    except RunStopped as exc:
         if len(out.pairs) >= MIN_PAIRS:
             out.notes.append(f"{exc}: stopped at the budget's end")
             return out

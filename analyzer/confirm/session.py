@@ -125,8 +125,9 @@ class _Rule:
         scale = schedule.Scale(self.entry.scale, params.get(self.entry.scale) if self.entry.scale else None)
         started = time.monotonic()
 
-        def one(variant: str, more: list[str], left: float) -> dict:
-            return run.run_once(self.binary, variant, args + more, self.work, min(self.entry.timeout, left))
+        def one(variant: str, more: list[str], left: float, max_written: float) -> dict:
+            return run.run_once(self.binary, variant, args + more, self.work, min(self.entry.timeout, left),
+                                max_written)
 
         measured = schedule.measure(one, self.options.variants, deadline, max_bytes, scale,
                                     lambda variant, pair: self.meter.update(label, variant, pair, self.deadline))
