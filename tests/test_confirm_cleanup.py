@@ -17,9 +17,11 @@ import pytest
 from mmaplint.analyzer.confirm import ConfirmRequest, Options, list_corpus, manifest, run_confirm
 from mmaplint.analyzer.confirm.run import LOCK_NAME, TEMP_PREFIX, _end_group, remove_stale
 
+from tiny_corpus import cache_dir
+
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "confirm-cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_dir(tmp_path_factory)))
 
 
 @pytest.fixture

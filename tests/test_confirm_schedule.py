@@ -2,7 +2,7 @@
 run starts past the deadline or is given more than the time left, the work is scaled after the
 warm-up pair (and said so), a warm-up that cannot finish is cut, unequal work stops the case."""
 from mmaplint.analyzer.confirm.run import RunStopped
-from mmaplint.analyzer.confirm.schedule import MAX_PAIRS, Scale, measure
+from mmaplint.analyzer.confirm.schedule import LOOKS, MAX_PAIRS, Scale, measure
 from mmaplint.analyzer.confirm.stats import MIN_PAIRS
 
 
@@ -34,7 +34,7 @@ class Machine:
 
 def test_pairs_alternate_until_max_pairs_when_there_is_time():
     m = Machine()
-    out = measure(m.run, ("bad", "fixed"), 100.0, 1 << 30, Scale("records", 1000), clock=m.clock)
+    out = measure(m.run, ("bad", "fixed"), 1000.0, 1 << 30, Scale("records", 1000), clock=m.clock)
     assert len(out.pairs) == MAX_PAIRS and out.stopped is None and out.notes == []
     firsts = [m.calls[2 + 2 * i][0] for i in range(4)]
     assert firsts == ["bad", "fixed", "bad", "fixed"]
@@ -80,8 +80,19 @@ def test_unequal_work_stops_the_case():
     assert out.stopped and "unequal work" in out.stopped and "useful_bytes 1 vs 2" in out.stopped
 
 
+def test_a_decided_verdict_ends_the_pairs_at_a_look_only():
+    m = Machine()
+    seen = []
+
+    def decided(pairs):
+        seen.append(len(pairs))
+        return len(pairs) >= LOOKS[0]
+    out = measure(m.run, ("bad", "fixed"), 100.0, 1 << 30, Scale("records", 1000), clock=m.clock, decided=decided)
+    assert len(out.pairs) == LOOKS[0] and seen == [LOOKS[0]]
+
+
 def test_an_a_a_check_alternates_slots_of_the_same_variant():
     m = Machine()
-    out = measure(m.run, ("fixed", "fixed"), 100.0, 1 << 30, Scale("records", 1000), clock=m.clock)
+    out = measure(m.run, ("fixed", "fixed"), 1000.0, 1 << 30, Scale("records", 1000), clock=m.clock)
     assert len(out.pairs) == MAX_PAIRS
     assert {c[0] for c in m.calls} == {"fixed"}

@@ -11,10 +11,15 @@ TINY = {
     "sparse_extend_map": ["--files", "2", "--segments", "2", "--segment", "64K", "--step", "16K",
                           "--interval-ms", "1"],
     "mmap_no_munmap": ["--segment", "64K", "--iterations", "64", "--file-size", "256K", "--interval-ms", "1"],
-    "fsync_per_record": ["--records", "20", "--batch", "8"],
+    "fsync_per_record": ["--records", "12", "--batch", "4"],
 }
 
 
 def as_params(flags: list[str]) -> dict[str, str]:
     """["--size", "64K"] -> {"size": "64K"}: the same sizes as `mmaplint confirm --param`s."""
     return {flag.removeprefix("--"): value for flag, value in zip(flags[::2], flags[1::2])}
+
+
+def cache_dir(tmp_path_factory):
+    """One XDG_CACHE_HOME for the whole test session: each reproducer is compiled once."""
+    return tmp_path_factory.getbasetemp() / "confirm-cache"

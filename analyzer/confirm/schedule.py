@@ -10,7 +10,8 @@ from typing import Callable
 from .run import RunStopped
 from .stats import MIN_PAIRS
 
-MAX_PAIRS = 15
+MAX_PAIRS = 40
+LOOKS = (15, 25)      # pair counts at which a decided verdict ends the measurement early
 TARGET_PAIRS = 10     # what the scaling aims to fit in what the warm-up pair left
 WARMUP_SHARE = 3      # a warm-up run may take a third of the time left, else the work is cut
 WARMUP_CUT = 8
@@ -67,10 +68,13 @@ def _mib(n: float) -> str:
 
 def measure(run: Callable[[str, list[str], float, float], dict], variants: tuple[str, str], deadline: float,
             max_bytes: int, scale: Scale, on_run: Callable[[str, int], None] = lambda v, p: None,
-            clock: Callable[[], float] = time.monotonic) -> Measured:
+            clock: Callable[[], float] = time.monotonic,
+            decided: Callable[[list[Pair]], bool] = lambda pairs: False) -> Measured:
     """`run(variant, extra_args, timeout, max_written)` runs one variant, or raises RunStopped;
     nothing here runs past `deadline` or writes past `max_bytes` (a run is given only the time
-    and the bytes left, give or take what it writes in run.POLL_S)."""
+    and the bytes left, give or take what it writes in run.POLL_S).  Pairs go on until MAX_PAIRS
+    or the budget, or until `decided(pairs)` at one of a few LOOKS (a few looks, not one per
+    pair: every look is a chance for noise to decide)."""
     out = Measured()
     extra: list[str] = []
 
@@ -135,6 +139,8 @@ def measure(run: Callable[[str, list[str], float, float], dict], variants: tuple
                 return out
             pair_s = max(pair_s, clock() - started)
             pair_bytes = max(pair_bytes, out.bytes_written - before_bytes)
+            if len(out.pairs) in LOOKS and decided(out.pairs):
+                break
     except RunStopped as exc:
         if len(out.pairs) >= MIN_PAIRS:
             out.notes.append(f"{exc}: stopped at the budget's end")

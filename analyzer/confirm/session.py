@@ -129,8 +129,13 @@ class _Rule:
             return run.run_once(self.binary, variant, args + more, self.work, min(self.entry.timeout, left),
                                 max_written)
 
+        def decided(pairs: list[schedule.Pair]) -> bool:
+            verdict = stats.combine([m.verdict for m in _compare(pairs, self.entry, case) if m.primary])
+            return verdict != stats.INCONCLUSIVE
+
         measured = schedule.measure(one, self.options.variants, deadline, max_bytes, scale,
-                                    lambda variant, pair: self.meter.update(label, variant, pair, self.deadline))
+                                    lambda variant, pair: self.meter.update(label, variant, pair, self.deadline),
+                                    decided=decided)
         found = _compare(measured.pairs, self.entry, case)
         verdict = (stats.INCONCLUSIVE if measured.stopped
                    else stats.combine([m.verdict for m in found if m.primary]))
@@ -200,9 +205,10 @@ def exit_code(results: list[RuleResult]) -> int:
 
 
 def run_confirm(requests: list[ConfirmRequest], options: Options | None = None, fmt: str = "text",
-                out: TextIO = sys.stdout, progress: bool | None = None) -> int:
+                out: TextIO | None = None, progress: bool | None = None) -> int:
     """`mmaplint confirm`: measure, print the report, return the exit code (module docstring)."""
     options = options or Options()
+    out = out or sys.stdout
     meter = Progress(sys.stderr.isatty() if progress is None else progress)
     try:
         with run.interrupts():
@@ -225,7 +231,8 @@ def run_confirm(requests: list[ConfirmRequest], options: Options | None = None, 
     return exit_code(results)
 
 
-def list_corpus(fmt: str = "text", out: TextIO = sys.stdout) -> int:
+def list_corpus(fmt: str = "text", out: TextIO | None = None) -> int:
+    out = out or sys.stdout
     try:
         if fmt not in FORMATS:
             raise ConfirmError(f"unknown format {fmt!r}; choose {' or '.join(FORMATS)}")

@@ -25,8 +25,8 @@ enum { GROW_WRITE, GROW_FTRUNCATE };
 static struct mml_param params[NPARAM] = {
     [FILES] = {"files", 4, "files grown in turn", NULL},
     [SEGMENTS] = {"segments", 8, "segments each file grows by", NULL},
-    [SEGMENT] = {"segment", 1 << 20, "bytes per segment, mapped and written at once", NULL},
-    [STEP] = {"step", 128 << 10, "bytes per memset", NULL},
+    [SEGMENT] = {"segment", 512 << 10, "bytes per segment, mapped and written at once", NULL},
+    [STEP] = {"step", 64 << 10, "bytes per memset", NULL},
     [INTERVAL_MS] = {"interval-ms", 20, "milliseconds between sync_file_range rounds", NULL},
     [GROW] = {"grow", GROW_WRITE, "how the bad variant grows a file", grow_choices},
 };
