@@ -136,6 +136,8 @@ def run_check(argv: list[str]) -> int:
         raise UsageError("--write-baseline needs --baseline FILE")
     if args.max_file_size is not None and args.max_file_size < 1:
         raise UsageError("--max-file-size must be a positive number of bytes")
+    if args.plot and not args.confirm:
+        raise UsageError("--plot draws what --confirm measures: add --confirm")
     if args.compile_commands and not os.path.exists(args.compile_commands):
         raise UsageError(f"-p {args.compile_commands}: no such file or directory")
     config = find_config()
@@ -215,9 +217,9 @@ def _project_root(config) -> str:
 def _confirm_findings(report, args, context_extra: dict) -> int:
     """Measure each found rule with its reproducer; the results go into the report (each
     finding carries its rule's) through the formatters' context.  0, or the error's exit code."""
-    from .confirm import ConfirmError, ConfirmRequest, measure_rules
+    from .confirm import ConfirmRequest, measure_rules
     from .confirm.progress import Progress
-    from .confirm.run import Interrupted, interrupts
+    from .confirm.session import guarded
     requests: dict[str, ConfirmRequest] = {}
     for finding in report.findings:
         if finding.reproducer is None:
@@ -229,21 +231,18 @@ def _confirm_findings(report, args, context_extra: dict) -> int:
         print("mmaplint: no finding has a reproducer to confirm", file=sys.stderr)
         return EXIT_CLEAN
     meter = Progress(sys.stderr.isatty())
-    try:
-        with interrupts():
-            results, env, skipped = measure_rules(list(requests.values()), _confirm_settings(args), meter,
-                                                  skip_unknown=True)
-            if args.plot and results:
-                from .confirm import plot
-                plot.write(results, args.plot)
-    except ConfirmError as exc:
-        meter.clear()
-        print(f"mmaplint: error: --confirm: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except Interrupted as exc:
-        meter.clear()
-        print("mmaplint: interrupted; its runs ended and temporary files removed", file=sys.stderr)
-        return 128 + exc.signum
+
+    def measure():
+        measured = measure_rules(list(requests.values()), _confirm_settings(args), meter, skip_unknown=True)
+        if args.plot and measured[0]:
+            from .confirm import plot
+            plot.write(measured[0], args.plot)
+        return measured
+
+    measured, code = guarded(meter, measure)
+    if code is not None:
+        return code
+    results, env, skipped = measured
     for line in skipped:
         print(f"mmaplint: {line}", file=sys.stderr)
     context_extra["confirmations"] = (results, env)

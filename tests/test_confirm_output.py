@@ -103,6 +103,22 @@ def test_variants_must_be_two_of_bad_and_fixed(tmp_path, capsys):
     assert capsys.readouterr().err.count("mmaplint: error:") == 2
 
 
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_goes_to_stderr_when_it_is_a_terminal_whatever_stdout_is(tmp_path, monkeypatch):
+    from mmaplint.analyzer.confirm import progress
+    monkeypatch.setattr(progress, "SHOW_AFTER_S", 0)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    out = io.StringIO()                             # stdout is not a terminal
+    run_confirm([ConfirmRequest("MML005", {"records": "500"})], Options(str(tmp_path), budget=1), out=out)
+    assert "MML005: warm-up, bad" in terminal.getvalue() and "budget left" in terminal.getvalue()
+    assert "\r" not in out.getvalue()
+
+
 def test_the_environment_says_when_the_machine_was_busy(tmp_path, monkeypatch):
     env = environment.detect(str(tmp_path))
     assert env.started and env.mmaplint and env.load_start is not None
@@ -183,6 +199,12 @@ def test_plot_draws_the_two_distributions(measured, tmp_path, suffix, magic):
     assert data.startswith(magic) and len(data) > 1000
     if suffix == ".svg":
         assert b"MML005" in data and b"<svg" in data
+
+
+def test_plot_without_confirm_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "log.c").write_text(FLUSH_LOOP)
+    assert cli.main(["check", "--plot", str(tmp_path / "x.svg"), str(tmp_path / "log.c")]) == 2
+    assert "--confirm" in capsys.readouterr().err
 
 
 def test_plot_is_refused_before_measuring_when_it_cannot_be_written(tmp_path, monkeypatch, capsys):

@@ -17,6 +17,7 @@ class Metric:
     name: str
     primary: bool = False
     absent: str | None = None   # why this cost may not show here, said when it does not
+    by_construction: bool = False   # fixed by the code (write calls, mappings kept): shown, not a cost
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,8 @@ def _parse(name: str, data: dict) -> Entry:
             seed=data["seed"],
             variants=dict(data["variants"]),
             defaults=dict(data.get("defaults", {})),
-            metrics=tuple(Metric(m["name"], bool(m.get("primary", False)), m.get("absent"))
-                          for m in data["metrics"]),
+            metrics=tuple(Metric(m["name"], bool(m.get("primary", False)), m.get("absent"),
+                                 bool(m.get("by_construction", False))) for m in data["metrics"]),
             cases=cases,
             finding_params={k: FindingParam(v["flag"], int(v["min"]), int(v["max"]))
                             for k, v in data.get("finding_params", {}).items()},

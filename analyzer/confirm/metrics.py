@@ -67,6 +67,10 @@ def floor(name: str) -> float:
 
 def format_value(name: str, v: float) -> str:
     if name.endswith("_s"):
+        if v < 0.001:
+            return f"{v * 1e6:.0f} us"
+        if v < 0.1:
+            return f"{v * 1e3:.2f} ms"
         return f"{v:.3f} s" if v < 10 else f"{v:.1f} s"
     if name.endswith("_us"):
         return f"{v:.1f} us" if v < 1000 else f"{v / 1000:.2f} ms"

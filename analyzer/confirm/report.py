@@ -15,9 +15,10 @@ from .manifest import Entry
 from .metrics import DESCRIPTIONS, format_value
 from .results import CaseResult, MetricResult, RuleResult, interval_text, ratio_text
 
-LEGEND = ("  (* primary evidence: the verdict rests on these; ratio = Hodges-Lehmann estimate of "
-          "{a}/{b} with its 95 % confidence interval; sep = P(a {a} run costs more than a {b} run); "
-          "counts compare with {count:g} added to both sides, CPU times {cpu} s, bytes {page:g})")
+LEGEND = ("  (* primary evidence: the verdict rests on these; (by construction): fixed by the code, shown only; "
+          "ratio = Hodges-Lehmann estimate of {a}/{b} with its 95 % confidence interval; sep = P(a {a} run "
+          "costs more than a {b} run); counts compare with {count:g} added to both sides, CPU times {cpu} s, "
+          "bytes {page:g})")
 
 
 def _gib(n: int) -> str:
@@ -57,7 +58,7 @@ def _table(case: CaseResult) -> list[str]:
     rows = [("metric", a, b, "ratio", "95% CI", "sep", "verdict")]
     for m in case.metrics:
         c = m.comparison
-        label = m.name + (" *" if m.primary else "")
+        label = m.name + (" *" if m.primary else " (by construction)" if m.metric.by_construction else "")
         if c is None:
             rows.append((label, "-", "-", "-", "-", "-", "n/a"))
             continue

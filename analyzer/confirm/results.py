@@ -90,7 +90,8 @@ def phrase(m: MetricResult) -> str:
 
 
 def _with(case: CaseResult, verdict: str, primary: bool) -> list[MetricResult]:
-    return [m for m in case.metrics if m.primary == primary and m.verdict == verdict]
+    return [m for m in case.metrics if m.primary == primary and m.verdict == verdict
+            and not m.metric.by_construction]
 
 
 def _case_sentence(case: CaseResult) -> str:

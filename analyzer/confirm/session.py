@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO, TypeVar
 
 from . import build, environment, manifest, metrics, report, run, schedule, stats
 from .errors import ConfirmError
@@ -21,6 +21,7 @@ from .manifest import Case, Entry
 from .progress import Progress
 from .results import VARIANTS, CaseResult, MetricResult, RuleResult, conclude
 
+T = TypeVar("T")
 FORMATS = ("text", "json")
 EXIT_NONE_CONFIRMED, EXIT_CONFIRMED, EXIT_ERROR = 0, 1, 2
 DEFAULT_BUDGET_S = 30.0
@@ -204,31 +205,42 @@ def exit_code(results: list[RuleResult]) -> int:
     return EXIT_CONFIRMED if any(r.verdict == stats.CONFIRMED for r in results) else EXIT_NONE_CONFIRMED
 
 
+def guarded(meter: Progress, work: Callable[[], T]) -> tuple[T | None, int | None]:
+    """Run `work` with SIGINT, SIGTERM and SIGHUP as clean interrupts: (its result, None), or
+    (None, exit code) once the one-line error is printed (2, or 128 + the signal)."""
+    try:
+        with run.interrupts():
+            return work(), None
+    except ConfirmError as exc:
+        meter.clear()
+        print(f"mmaplint: error: {exc}", file=sys.stderr)
+        return None, EXIT_ERROR
+    except run.Interrupted as exc:
+        meter.clear()
+        print("mmaplint: interrupted; its runs ended and temporary files removed", file=sys.stderr)
+        return None, 128 + exc.signum
+
+
 def run_confirm(requests: list[ConfirmRequest], options: Options | None = None, fmt: str = "text",
                 out: TextIO | None = None, progress: bool | None = None) -> int:
     """`mmaplint confirm`: measure, print the report, return the exit code (module docstring)."""
     options = options or Options()
     out = out or sys.stdout
     meter = Progress(sys.stderr.isatty() if progress is None else progress)
-    try:
-        with run.interrupts():
-            if fmt not in FORMATS:
-                raise ConfirmError(f"unknown format {fmt!r}; choose {' or '.join(FORMATS)}")
-            results, env, _ = measure_rules(requests, options, meter)
-            (report.render_json if fmt == "json" else report.render_text)(results, env, out)
-            if options.plot:
-                from . import plot
-                plot.write(results, options.plot)
-                print(f"mmaplint: wrote {options.plot}", file=sys.stderr)
-    except ConfirmError as exc:
-        meter.clear()
-        print(f"mmaplint: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except run.Interrupted as exc:
-        meter.clear()
-        print("mmaplint: interrupted; its runs ended and temporary files removed", file=sys.stderr)
-        return 128 + exc.signum
-    return exit_code(results)
+
+    def work() -> list[RuleResult]:
+        if fmt not in FORMATS:
+            raise ConfirmError(f"unknown format {fmt!r}; choose {' or '.join(FORMATS)}")
+        results, env, _ = measure_rules(requests, options, meter)
+        (report.render_json if fmt == "json" else report.render_text)(results, env, out)
+        if options.plot:
+            from . import plot
+            plot.write(results, options.plot)
+            print(f"mmaplint: wrote {options.plot}", file=sys.stderr)
+        return results
+
+    results, code = guarded(meter, work)
+    return exit_code(results) if code is None else code
 
 
 def list_corpus(fmt: str = "text", out: TextIO | None = None) -> int:
