@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import textwrap
 
 from . import metrics
 from .errors import ConfirmError
@@ -38,7 +39,7 @@ def write(results: list[RuleResult], path: str) -> None:
         raise ConfirmError(f"--plot {path}: no measurement to draw")
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.6 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.4 * columns, 3.9 * rows), squeeze=False)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     for ax, (result, case, m) in zip(axes.flat, panels):
@@ -55,8 +56,9 @@ def write(results: list[RuleResult], path: str) -> None:
             ax.set_yscale("log")
         c = m.comparison
         title = result.rule + (f" [{case.name}]" if len(result.cases) > 1 else "")
-        ax.set_title(f"{title}: {c.verdict}\n{DESCRIPTIONS.get(m.name, m.name)} "
-                     f"{ratio_text(c.ratio)} (95% CI {interval_text(c)}), n={c.n}", fontsize=9)
+        what = textwrap.shorten(DESCRIPTIONS.get(m.name, m.name), 44, placeholder="...")
+        ax.set_title(f"{title}: {c.verdict}\n{what}\n{ratio_text(c.ratio)} (95% CI {interval_text(c)}), n={c.n}",
+                     fontsize=9)
         ax.set_ylabel(m.name)
         ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
