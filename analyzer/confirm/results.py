@@ -1,7 +1,7 @@
 """What a confirmation found, per metric, per case and per rule, and the sentence that sums it up."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .environment import Environment
 from .manifest import Entry, Metric
