@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import frequency, suppressions
 from .compdb import CompdbError, CompilationDatabase
-from .facts import FileFacts, FrontendError, FrontendOptions, Span
+from .facts import EVERY_CALL, FileFacts, FrontendError, FrontendOptions, Span
 from .findings import FileError, Finding, Related, Report
 from .program import Program
 from .registry import Rule, load_rules
@@ -217,8 +217,9 @@ def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule]
     args = _compile_args(files, settings, report.errors)
     # the prompt's argument tells a line editor from a program's own function of its name; a
     # format tells a loop over the machine's CPUs (Iteration._visits_machine_directories)
-    results, frozen = _uncollected(_parse_many, files, settings,
-                                   callees | frequency.PROMPTS | frozenset(frequency.FORMATS), args)
+    # every call's arguments: a call of the program's own function is what its summary is
+    # instantiated with, whichever rules run (summaries.py)
+    results, frozen = _uncollected(_parse_many, files, settings, frozenset({EVERY_CALL}), args)
     try:
         return _check(results, rules, settings, report, callees)
     finally:
@@ -281,14 +282,24 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
                 params=tuple(sorted(hit.params.items())))
             if _ignored_for_path(finding, settings):
                 continue
-            if rule not in late and suppressions.suppressing(
-                    directives.get(hit.span.path, []), hit.span.line, rule.id, rule.name):
+            if rule not in late and any(suppressions.suppressing(
+                    directives.get(span.path, []), span.line, rule.id, rule.name)
+                    for span in (hit.span, hit.operation) if span is not None):
                 continue
             report.findings.append(finding)
     report.directives = directives
-    report.findings = list(dict.fromkeys(report.findings))
+    report.findings = _one_per_place(report.findings)
     report.sort()
     return report
+
+
+def _one_per_place(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule and place: a call in a loop that leads to two msyncs is one
+    finding (the first reported, whose chain is the shortest), as is the same hit twice."""
+    kept: dict[tuple, Finding] = {}
+    for finding in findings:
+        kept.setdefault((finding.rule, finding.span), finding)
+    return list(kept.values())
 
 
 @lru_cache(maxsize=256)

@@ -77,6 +77,16 @@ class Expr:
         return {node.op for node in self.walk() if node.kind == IDENTIFIER}
 
 
+@dataclass(frozen=True)
+class Scoped(Expr):
+    """A variable (or a field access) of another function, carried into a caller by a summary
+    (summaries.py): `fd` of a helper that opens and syncs its own descriptor, seen at the
+    call of the helper.  Its identity is taken in its own function, `home` (path, qualified
+    name), never in the function whose call it now appears in."""
+
+    home: tuple[str, str | None] = ("", None)
+
+
 def strip(expr: Expr | None) -> Expr | None:
     """The expression with casts (and the unary + no-op) looked through."""
     while expr is not None and (expr.kind == CAST or (expr.kind == UNARY and expr.op == "+")):
@@ -117,10 +127,20 @@ class Call:
     via_field: bool = False                # called through a struct field / pointer (ops->queue())
     target: str | None = None              # qualified name of the callee, when the frontend resolved it
     receiver: Expr | None = None           # the object of `obj.f()` / `obj->f()`
+    # Filled by summaries.py, never by a frontend: for a call of the C library made inside a
+    # function of the program, as seen where that function is called.  The calls from here
+    # down to the operation: the call written at this place first, the operation as written
+    # last.  Empty for a call written as such.
+    via: tuple["Call", ...] = ()
 
     def arg(self, index: int) -> Expr | None:
         """The index-th argument, when arguments were recorded and there are enough."""
         return self.args[index] if self.args is not None and len(self.args) > index else None
+
+    @property
+    def operation(self) -> "Call":
+        """The call as written in the source: itself, or the end of the calls it is made through."""
+        return self.via[-1] if self.via else self
 
 
 # In FrontendOptions.argument_callees: record the arguments of every call.
@@ -240,7 +260,7 @@ class FrontendError(Exception):
 
 
 __all__ = [
-    "Span", "Expr", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
+    "Span", "Expr", "Scoped", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
     "StructFields", "FileFacts",
     "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT", "STEP_OPS",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import dataclass
+from pathlib import Path
 from functools import cached_property
 from typing import Callable
 
@@ -14,11 +15,8 @@ from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STR
                     Call, Expr, Function, Guard, Loop, Span, strip)
 from .findings import Related
 
-# A loop that calls one of these (or a function of the program that always calls one of the
-# waits) waits or parses options: it does not repeat I/O work fast enough for a per-iteration
-# cost to matter.
-NOT_HOT_LOOP_CALLS = frequency.WAITS | {"getopt", "getopt_long", "getopt_long_only",
-                                         "optparse", "optparse_long"}    # the single-header optparse
+# A loop that calls one of these parses options: it runs once per option given.
+OPTION_PARSERS = frozenset({"getopt", "getopt_long", "getopt_long_only"})
 MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
 NULL_POINTERS = {"NULL", "nullptr"}
 
@@ -35,25 +33,45 @@ class Tables(frozenset):
 
 @dataclass(frozen=True)
 class HotPath:
-    """Why a call runs once per iteration: the loop, and the calls leading from it (loop first)."""
+    """Why a call runs once per iteration: the loop, the calls leading from it to the function
+    the call is written in (loop's call first), and, when the finding points at the loop's call
+    rather than at the operation itself, the operation as written."""
 
     loop: Loop
     chain: tuple[Call, ...] = ()
+    operation: Call | None = None
+
+    @property
+    def operation_span(self) -> Span | None:
+        return self.operation.span if self.operation is not None else None
 
     def describe(self) -> str:
         where = f"the {self.loop.kind} loop at line {self.loop.span.line}"
         if self.chain:
             path = " -> ".join(f"{c.callee}()" for c in self.chain)
-            where += f" of {self.loop.function or 'file scope'}() (through {path})"
+            where += f" of {self.loop.function or 'file scope'}() (through {path}"
+            if self.operation is not None:
+                op = self.operation
+                where += f" -> {op.callee}() at {Path(op.span.path).name}:{op.span.line}"
+            where += ")"
         return f"on every iteration of {where}"
 
     def related(self) -> tuple[Related, ...]:
-        """The loop, then each call on the way from it (the chain code scanning shows)."""
+        """The loop, then each call on the way from it, then the operation (the chain code
+        scanning shows)."""
         items = [Related(self.loop.span, f"this {self.loop.kind} loop repeats it")]
         for depth, call in enumerate(self.chain):
+            if depth == 0 and self.operation is not None:
+                continue    # the finding's own place
             how = "called here on every iteration" if depth == 0 else "which calls it here"
             items.append(Related(call.span, f"{call.callee}() {how}"))
+        if self.operation is not None:
+            items.append(Related(self.operation.span, f"{self.operation.callee}() is made here"))
         return tuple(items)
+
+
+# How a loop repeats (Iteration.loop_class).
+WORK, HANDFUL, PACED = "work", "handful", "paced"
 
 
 class Iteration:
@@ -198,26 +216,33 @@ class Iteration:
         return callees
 
     def repeats_work(self, path: str, loop_id: int) -> bool:
-        """Whether a loop is a hot loop: not paced by a sleep, a wait or a person typing (a
-        housekeeping, progress or prompt loop, where per-iteration cost is noise), not an
-        option-parsing loop, and not one that runs a handful of times (per command-line
-        argument or file a pattern matched, up to a small constant, per processor or NUMA node).
-        Asked once per call in the loop: answered once per loop."""
+        """Whether a loop is a hot loop: it repeats with the workload (loop_class)."""
+        return self.loop_class(path, loop_id) == WORK
+
+    def loop_class(self, path: str, loop_id: int) -> str:
+        """WORK for a loop that repeats with the workload; PACED for one paced by a sleep, a
+        wait or a person typing (a housekeeping, progress or prompt loop, where per-iteration
+        cost is noise); HANDFUL for one that runs a handful of times (per command-line argument
+        or option, per file a pattern matched, up to a small constant, per processor or NUMA
+        node).  Asked once per call in the loop: answered once per loop."""
         answer = self._repeats.get((path, loop_id))
         if answer is None:
             callees = self._loop_callees.get((path, loop_id), set())
-            answer = self._repeats[(path, loop_id)] = (
-                not callees & NOT_HOT_LOOP_CALLS and not callees & self._wait_wrappers
-                and (path, loop_id) not in self._waiting_loops
-                and not self._visits_machine_directories(path, loop_id)
-                and frequency.handful(self.loop(path, loop_id), self.constant,
-                                      lambda node: self._walks_table(node, path, loop_id),
-                                      lambda name: self._counts_arguments(name, path, loop_id),
-                                      lambda condition: self._counts_machine(condition, path, loop_id)) is None)
+            if callees & frequency.WAITS or callees & self._wait_wrappers or (path, loop_id) in self._waiting_loops:
+                answer = PACED
+            elif (callees & OPTION_PARSERS or self._visits_machine_directories(path, loop_id)
+                  or frequency.handful(self.loop(path, loop_id), self.constant,
+                                       lambda node: self._walks_table(node, path, loop_id),
+                                       lambda name: self._counts_arguments(name, path, loop_id),
+                                       lambda condition: self._counts_machine(condition, path, loop_id))):
+                answer = HANDFUL
+            else:
+                answer = WORK
+            self._repeats[(path, loop_id)] = answer
         return answer
 
     @cached_property
-    def _repeats(self) -> dict[tuple[str, int], bool]:
+    def _repeats(self) -> dict[tuple[str, int], str]:
         return {}
 
     def _visits_machine_directories(self, path: str, loop_id: int) -> bool:
@@ -511,7 +536,7 @@ class Iteration:
         """Whether the call, or a call on the way to it from the loop, runs only while a debug,
         verbosity or trace setting is on (`if (verbose)`, `#ifdef SQLITE_DEBUG`)."""
         return any(frequency.trace_switch(guard.condition)
-                   for step in (*hot.chain, call) for guard in self.guards_of(step.span, step.function))
+                   for step in (*hot.chain, call.operation) for guard in self.guards_of(step.span, step.function))
 
     def ends_process(self, path: str, function: str | None) -> bool:
         """Whether a function ends the process whenever it runs: an exit() or abort() outside
@@ -534,21 +559,30 @@ class Iteration:
     def _waiting_loops(self) -> set[tuple[str, int]]:
         """The loops that make a call that waits for a person (frequency.PROMPTS: known by
         the call's arguments, not only its name)."""
-        return {(call.span.path, loop_id) for call in self.calls(*frequency.PROMPTS) if frequency.waits(call)
+        return {(call.span.path, loop_id) for call in self.written_calls(*frequency.PROMPTS) if frequency.waits(call)
                 for loop_id in call.loops}
 
     def _always_calling(self, callees: frozenset[str], which: Callable[[Call], bool] = lambda call: True,
                         in_loops: bool = False) -> set[tuple[str, str]]:
         """The functions that call one of these whenever they run: outside ifs, and outside
         loops unless in_loops."""
-        return {(call.span.path, call.function) for callee in callees for call in self.calls(callee)
+        return {(call.span.path, call.function) for callee in callees for call in self.written_calls(callee)
                 if call.function is not None and (in_loops or not call.loops) and which(call)
                 and all(g.preprocessor for g in self.guards_of(call.span, call.function))}
 
-    def _hot_loop(self, path: str, loops: tuple[int, ...]) -> Loop | None:
-        """The innermost of these loops, if it repeats work."""
-        if loops and self.repeats_work(path, loops[-1]):
-            return self.loop(path, loops[-1])
+    def _hot_loop(self, path: str, loops: tuple[int, ...], skip: Callable[[int], bool] = lambda loop_id: False) \
+            -> Loop | None:
+        """The innermost of these loops that repeats work: loops that run a handful of times
+        inside it, and those `skip` names, do not count; a paced loop around the place makes
+        it run at the pace of the wait."""
+        for loop_id in reversed(loops):
+            if skip(loop_id):
+                continue
+            kind = self.loop_class(path, loop_id)
+            if kind == WORK:
+                return self.loop(path, loop_id)
+            if kind == PACED:
+                return None
         return None
 
     def _hot_functions(self, every_iteration: bool) -> dict[tuple[str, str], tuple[Call, ...]]:
@@ -704,23 +738,40 @@ class Iteration:
         if chain is None:
             return None
         first = chain[0]
-        return HotPath(self.loop(first.span.path, first.loops[-1]), chain)
+        return HotPath(self._hot_loop(first.span.path, first.loops), chain)
 
     def call_per_iteration(self, call: Call, every_iteration: bool = True,
-                           loops: tuple[int, ...] | None = None) -> HotPath | None:
-        """The loop (and call chain) that runs this call once per iteration (of the innermost
-        of `loops`, by default the call's own).  Not when a function on the way ends the
-        process; with every_iteration (costs paid per call, not leaks), not when the loop runs
-        the call only every N iterations."""
-        if (every_iteration and self.batched(call)) or self.leaves_loop(call):
+                           skip: Callable[[Call, int], bool] = lambda call, loop_id: False) -> HotPath | None:
+        """The loop that runs this call once per iteration: the innermost loop around the call
+        as written that repeats work, or, for a call a function of the program makes (an
+        instance, summaries.py), the loop around the call of that function, with the calls
+        leading to the operation.  `skip` names loops that do not count (a loop that only
+        retries the call).  Not when a function on the way ends the process, or makes the
+        call on its way out or once (a flag); with every_iteration (costs paid per call, not
+        leaks), not when a call on the way runs only every N iterations, nor through more
+        than MAX_CALL_DEPTH calls.  Deeper calls inside a loop of their own function that
+        repeats work belong to that loop (its own finding), not to this one."""
+        site = call.via[0] if call.via else call
+        if (every_iteration and self.batched(site)) or self.leaves_loop(site):
             return None
-        hot = self.per_iteration(call.span.path, call.function, call.loops if loops is None else loops,
-                                 every_iteration)
-        if hot is None or any(self.ends_process(c.span.path, c.function) for c in hot.chain[1:]) \
-                or (hot.chain and (self.ends_process(call.span.path, call.function) or self._on_way_out(call))) \
-                or any(self.runs_once(c, hot.loop) for c in (*hot.chain, call)):
+        loop = self._hot_loop(site.span.path, site.loops, lambda loop_id: skip(site, loop_id))
+        if loop is None:
             return None
-        return hot
+        chain, operation = call.via[:-1], call.operation
+        if chain and every_iteration and self.depth(chain) > MAX_CALL_DEPTH:
+            return None
+        for deeper in call.via[1:]:
+            if self._in_own_loop(deeper, skip) or self.ends_process(deeper.span.path, deeper.function) \
+                    or self._on_way_out(deeper) or (every_iteration and self.batched(deeper)):
+                return None
+        if any(self.runs_once(c, loop) for c in (*chain, operation)):
+            return None
+        return HotPath(loop, chain, operation if chain else None)
+
+    def _in_own_loop(self, call: Call, skip: Callable[[Call, int], bool]) -> bool:
+        """Whether a call sits in a loop of its own function that does not run a handful of times."""
+        return any(not skip(call, loop_id) and self.loop_class(call.span.path, loop_id) != HANDFUL
+                   for loop_id in call.loops)
 
     def _on_way_out(self, call: Call) -> bool:
         """Whether a call that ends the process (`_exit`, `exit`, `abort`) follows this one in its
@@ -738,7 +789,7 @@ class Iteration:
         """Per function, its calls that end the process."""
         ends: dict[tuple[str, str | None], list[Call]] = defaultdict(list)
         for callee in frequency.PROCESS_ENDS:
-            for end in self.calls(callee):
+            for end in self.written_calls(callee):
                 ends[(end.span.path, end.function)].append(end)
         return ends
 

@@ -14,10 +14,11 @@ from typing import Iterable, Iterator
 
 from . import constants
 from .expressions import address_base, constant, is_store_through_pointer
-from .iteration import Iteration
+from .iteration import MAX_CALL_DEPTH, Iteration
+from .summaries import Summaries
 from .variation import Region, Variation
 from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
-                    Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Span, strip)
+                    Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Scoped, Span, strip)
 
 # A variable's identity: ("local", path, function, name), ("global", name), or a struct field
 # by its name within one file, ("field", path, name): without types, `db->fd` in one function
@@ -129,9 +130,25 @@ class Program(Iteration):
     def file_of(self, span: Span) -> FileFacts:
         return self.files[span.path]
 
-    def calls(self, *callees: str) -> Iterator[Call]:
+    def calls(self, *callees: str, deep: bool = False) -> Iterator[Call]:
+        """The calls of these functions: as written, and as the program's functions make them
+        at each of their calls (summaries.py; `deep`: however many calls away)."""
         for callee in callees:
             yield from self._calls_by_callee.get(callee, ())
+            yield from self.summaries.instances(callee, deep)
+
+    def written_calls(self, *callees: str) -> Iterator[Call]:
+        """The calls of these functions as written in the source, no instance."""
+        for callee in callees:
+            yield from self._calls_by_callee.get(callee, ())
+
+    @cached_property
+    def summaries(self) -> Summaries:
+        return Summaries(self, MAX_CALL_DEPTH)
+
+    def locals_of(self, path: str, function: str | None) -> frozenset[str]:
+        """A function's parameters and local variables."""
+        return self._locals.get((path, function), frozenset())
 
     def calls_in(self, path: str, function: str | None) -> list[Call]:
         """The calls a function makes in its own body."""
@@ -145,6 +162,8 @@ class Program(Iteration):
         expr = strip(expr)
         if expr is None:
             return None
+        if isinstance(expr, Scoped):      # a callee's own variable, seen at its call
+            path, function = expr.home
         if expr.kind == IDENTIFIER:
             if function is not None and expr.op in self._locals.get((path, function), ()):
                 return ("local", path, function, expr.op)
@@ -235,7 +254,12 @@ class Program(Iteration):
 
     @cached_property
     def mappings(self) -> list[Mapping]:
-        return [Mapping(
+        """Every mmap, as written and as the program's functions make it at their calls."""
+        return [self.mapping(call) for call in self.calls(*MMAP_CALLS)]
+
+    def mapping(self, call: Call) -> Mapping:
+        """What an mmap call maps, with what protection and flags, and where it keeps the pointer."""
+        return Mapping(
             call=call,
             pointer=self.key(call.result, call.span.path, call.function),
             length=call.arg(1),
@@ -243,7 +267,17 @@ class Program(Iteration):
             flags=self.call_flags(call, 3, constants.MAP_FLAGS),
             descriptor=call.arg(4),
             regular_file=self._regular_file(call.arg(4), call.span.path, call.function),
-        ) for call in self.calls(*MMAP_CALLS)]
+        )
+
+    def bound_at(self, call: Call, expr: Expr | None) -> bool:
+        """Whether a value of a call is the call's own doing: always for a call as written; for
+        an instance, when it holds what the call of the program's function passed (summaries
+        put the caller's own argument expressions in place of the parameters), not when it is
+        all the called function's own, which that function's call shows just as well."""
+        if not call.via:
+            return True
+        given = {id(node) for arg in call.via[0].args or () for node in arg.walk()}
+        return expr is not None and any(id(node) in given for node in expr.walk())
 
     def _regular_file(self, descriptor: Expr | None, path: str, function: str | None) -> bool:
         """False when the descriptor is -1 or comes only from calls that make non-file
@@ -271,7 +305,10 @@ class Program(Iteration):
     def _mapped_pointers(self) -> dict[Key, Mapping]:
         """Every variable holding a pointer into a mapping: the one mmap's result went to, and
         those derived from it (`uint64_t *slots = (uint64_t *)base;`, `q = p + off`)."""
-        mapped = {m.pointer: m for m in self.mappings if m.pointer is not None}
+        mapped: dict[Key, Mapping] = {}
+        for m in sorted(self.mappings, key=lambda m: bool(m.call.via)):   # as written first
+            if m.pointer is not None:
+                mapped.setdefault(m.pointer, m)
         changed = True
         while changed:
             changed = False
@@ -318,12 +355,19 @@ class Program(Iteration):
                 target = strip(a.target)
                 if is_store_through_pointer(target):
                     result.append(Store(a.target, a.span, a.function, a.loops, a.op))
-        for call in self.calls(*STORE_CALLS):
+        for call in self.written_calls(*STORE_CALLS):
             index = STORE_CALLS[call.callee]
             if call.args and len(call.args) > index:
                 target = Expr(UNARY, call.args[index].text, "*", (call.args[index],))
                 result.append(Store(target, call.span, call.function, call.loops, call.callee))
         return result
+
+    def held_by_caller(self, call: Call) -> bool:
+        """Whether what a call of the program's function makes (an instance: a stream, a
+        mapping, a descriptor) is kept where the caller names it: handed back, stored through
+        a pointer it passed, or in a global; not a variable or field of the function called."""
+        result = strip(call.result)
+        return result is not None and not any(isinstance(node, Scoped) for node in result.walk())
 
     def stream_opened_by(self, call: Call) -> Key | None:
         """The variable a fopen/fdopen/freopen leaves its stream in."""

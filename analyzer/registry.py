@@ -43,6 +43,9 @@ class Hit:
     message: str
     related: tuple[Related, ...] = ()
     params: dict[str, int] = field(default_factory=dict)
+    # where the costly operation is written, when the finding points at a call leading to it
+    # (a suppression comment there silences it too)
+    operation: Span | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from .expressions import through_pointer
 from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, STEP_OPS, STRING, SUBSCRIPT, UNARY,
-                    Assignment, Call, Expr, Loop, Span, strip)
+                    Assignment, Call, Expr, Loop, Scoped, Span, strip)
 
 if TYPE_CHECKING:
     from .program import Key, Program
@@ -101,7 +101,11 @@ class Variation:
             return INVARIANT
         if key in self.visiting:
             return SCATTERED    # a recurrence other than x = x +/- step (an LCG, a hash chain)
-        in_loop = [a for a in self.program.assignments_to(key) if self._runs(a)]
+        # a variable of a function the loop calls (carried into it by a summary): that
+        # function runs on every iteration, and so does each of its assignments
+        home = expr.home if isinstance(expr, Scoped) else None
+        in_loop = [a for a in self.program.assignments_to(key)
+                   if self._runs(a) or (a.span.path, a.function) == home]
         passed = self._arguments(key)
         if not in_loop and not passed:
             return INVARIANT

@@ -53,6 +53,8 @@ def check(program: Program):
         if not (mapping.shared and mapping.writable and mapping.file_backed):
             continue
         call = mapping.call
+        if not program.bound_at(call, mapping.descriptor):
+            continue    # a descriptor of the function called: judged at its own mmap
         syncing = program.synchronous_opens(mapping.descriptor, call.span.path, call.function)
         if not syncing:
             continue

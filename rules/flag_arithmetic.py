@@ -144,6 +144,8 @@ def _assignment_hit(program: Program, holders: set[Key], a: Assignment) -> Hit |
 def _call_hit(program: Program, holders: set[Key], call: Call) -> Hit | None:
     where = (call.span.path, call.function)
     for arg in call.args or ():
+        if not program.bound_at(call, arg):
+            continue    # written in the function called: its own call reports it
         found = next(_additions(program, holders, arg, *where), None)
         if found is not None:
             return Hit(call.span, f"{call.callee}() is given {found.text}, flags combined with "
@@ -151,6 +153,8 @@ def _call_hit(program: Program, holders: set[Key], call: Call) -> Hit | None:
     if call.macro is not None:
         return None     # the numbers come from the macro's expansion, where names are lost
     for index, family in FLAG_ARGUMENTS[call.callee].items():
+        if not program.bound_at(call, call.arg(index)):
+            continue
         literal = next((e for e in (call.arg(index).walk() if call.arg(index) else ())
                         if strip(e).kind == INT and e.value), None)
         if literal is not None:

@@ -83,8 +83,10 @@ REPRODUCER = "corpus/mmap_no_munmap"
 
 def check(program: Program):
     flows = _flows(program)
+    # however deep the call that maps: a leak grows with every repetition, however coarse
+    mappings = [program.mapping(call) for call in program.calls(*MMAP_CALLS, deep=True)]
     holders = {m.call: _reachable(flows, _holder(program, m.call.result, m.call.span.path,
-                                                 m.call.function)) for m in program.mappings}
+                                                 m.call.function)) for m in mappings}
     traced = set().union(*holders.values()) if holders else set()
     unmaps = [(u, _holder(program, u.arg(0), u.span.path, u.function)) for u in program.calls(*UNMAPS)]
     untraced = [u for u, key in unmaps if key is None or key not in traced]
@@ -92,7 +94,7 @@ def check(program: Program):
     inserted = {_holder(program, arg, c.span.path, c.function)
                 for c in program.calls(*INSERTS) for arg in c.args or ()}
     escaped = inserted | _returned(program)
-    for mapping in program.mappings:
+    for mapping in mappings:
         held = holders[mapping.call]
         if "MAP_FIXED" in mapping.flags or held & unmapped:
             continue
@@ -109,6 +111,7 @@ def check(program: Program):
             "pile up until mmap fails at vm.max_map_count, and writeback keeps tracking all of them",
             related=hot.related(),
             params={"size": size} if size else {},
+            operation=hot.operation_span,
         )
 
 

@@ -79,6 +79,7 @@ def check(program: Program):
             "device, so the loop runs at the device's latency",
             related=hot.related(),
             params=_params(program, call),
+            operation=hot.operation_span,
         )
 
 

@@ -88,6 +88,8 @@ def check(program: Program):
     for mapping in program.mappings:
         if not (mapping.shared and mapping.writable and mapping.file_backed):
             continue
+        if not program.bound_at(mapping.call, mapping.descriptor):
+            continue    # a descriptor of the function called: judged at its own mmap
         store = first_stores.get(mapping.call)
         if store is None and (mapping.pointer is None or mapping.pointer[0] == "local"):
             continue    # neither written here nor kept in a field or global for writes elsewhere

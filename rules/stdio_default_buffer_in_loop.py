@@ -66,7 +66,7 @@ fixed-size reads.
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import INVARIANT
 from mmaplint.analyzer.program import STREAM_OPENS, Program
-from mmaplint.analyzer.facts import EVERY_CALL, BINARY, STRING, SUBSCRIPT, UNARY, strip
+from mmaplint.analyzer.facts import EVERY_CALL, BINARY, STRING, SUBSCRIPT, UNARY, Scoped, strip
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML004"
@@ -91,12 +91,16 @@ def check(program: Program):
         hot = program.call_per_iteration(call)
         if hot is None:
             continue
-        stream = program.stream_opened_by(call)
-        first = program.first_use(stream, call) if stream is not None else None
+        # A function that hands the stream back is the open itself for the loop that calls it
+        # (a fopen that dies on error); one that keeps it is judged where it uses it.
+        kept = bool(call.via) and not program.held_by_caller(call)
+        at = call.operation if kept else call
+        stream = program.stream_opened_by(at)
+        first = program.first_use(stream, at) if stream is not None else None
         if first is not None and first.callee in BUFFERING:
             continue
-        same = _same_path(program, call, hot)
-        if not same and not _reopened_per_item(program, call, stream, hot):
+        same = _same_path(program, call)
+        if not same and not _reopened_per_item(program, at, stream, kept):
             # A helper opening the file it is handed, streams kept open past the iteration
             # (one per input), or one output file per item written at once: opening each
             # file is the work itself, not a repeated cost.
@@ -107,17 +111,18 @@ def check(program: Program):
         related = hot.related()
         if first is not None:
             related += (Related(first.span, f"first I/O on the stream: {first.callee}()"),)
-        yield Hit(call.span, message, related=related)
+        yield Hit(call.span, message, related=related, operation=hot.operation_span)
 
 
-def _reopened_per_item(program: Program, call, stream, hot) -> bool:
+def _reopened_per_item(program: Program, call, stream, kept: bool) -> bool:
     """Whether a stream of a file that differs per iteration is still a repeated cost: opened
-    and closed within one iteration and not written once; through calls, only when the helper
-    names the file from a key it is handed and reads it once."""
+    and closed within one iteration and not written once; in a function the loop calls that
+    keeps the stream to itself (`kept`), only when it names the file from a key it is handed
+    and reads it once."""
     if not _closed_in_iteration(program, call, stream) or _written_once(program, call, stream) \
             or _read_through(program, call, stream):
         return False
-    return not hot.chain or (_names_its_file(program, call) and _read_once(program, call, stream))
+    return not kept or (_names_its_file(program, call) and _read_once(program, call, stream))
 
 
 def _closed_in_iteration(program: Program, call, stream) -> bool:
@@ -181,9 +186,11 @@ def _names_its_file(program: Program, call) -> bool:
     return any(fills(c) for c in program.calls_in(call.span.path, call.function) if c.span < call.span)
 
 
-def _same_path(program: Program, call, hot) -> bool:
+def _same_path(program: Program, call) -> bool:
     """Whether fopen's path is the same on every iteration of its loop: a string literal, or,
-    in the loop itself, a name the loop does not change."""
+    in the loop's function, a name the loop does not change (a path a function of the program
+    is handed is the caller's value, seen at its call); a path a called function builds in a
+    variable of its own names a new file each time, unless it is a global set once."""
     if call.callee.startswith("fdopen"):
         return False
     path = strip(call.arg(0))
@@ -191,7 +198,7 @@ def _same_path(program: Program, call, hot) -> bool:
         return False
     if path.kind == STRING:
         return True
-    if hot.chain:   # a parameter may differ on every call; a global names one file
+    if any(isinstance(node, Scoped) for node in path.walk()):
         key = program.key(path, call.span.path, call.function)
         return key is not None and key[0] == "global" and not program.assignments_to(key)[1:]
     where = (call.span.path, call.function, call.loops)

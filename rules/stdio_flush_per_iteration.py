@@ -102,21 +102,22 @@ REPRODUCER = "corpus/fflush_per_record"
 
 def check(program: Program):
     for call in program.calls("fflush", "fflush_unlocked"):
+        op = call.operation
         hot = program.call_per_iteration(call)
-        if hot is None or _closes_next(program, call):
+        if hot is None or _closes_next(program, op):
             continue
         stream = call.arg(0).text if call.arg(0) is not None else "the stream"
-        if hot.chain and program.after_own_loop(call):
+        if hot.chain and program.after_own_loop(op):
             continue    # a helper that writes its batch in a loop, then flushes it once
         if stream == "stderr" and not _buffered(program, call):
             continue    # unbuffered already: the flush is a no-op
         if program.traced(call, hot):
             continue    # a trace switched on for debugging: flushed so it survives a crash
-        if _prompts(program, call):
+        if any(_prompts(program, step) for step in call.via or (call,)):
             continue    # a prompt shown before waiting for a person to type
         if _reads_raw_terminal(program, hot.loop):
             continue    # a key-by-key loop: each iteration waits for a key a person types
-        if _reports_errors(call.function):
+        if any(_reports_errors(step.function) for step in call.via[1:] or (call,)):
             continue    # an error reporter: once per error, not per record
         if _batch_per_iteration(program, call, hot):
             continue    # each iteration works through a batch in an inner loop: once per batch
@@ -128,7 +129,7 @@ def check(program: Program):
             continue    # each iteration runs a command line: the flush is its reply
         yield Hit(call.span,
                   f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
-                  "write() system call", related=hot.related())
+                  "write() system call", related=hot.related(), operation=hot.operation_span)
     unbuffered = _unbuffered_streams(program)
     for call in program.calls(*WRITES):
         stream = _stream(program, call.arg(WRITES[call.callee]), call)
@@ -140,7 +141,8 @@ def check(program: Program):
             yield Hit(call.span,
                       f"{call.callee}() to a stream made unbuffered at line {made.span.line} runs "
                       f"{hot.describe()}: every write is its own write() system call",
-                      related=(Related(made.span, "the stream is made unbuffered here"),) + hot.related())
+                      related=(Related(made.span, "the stream is made unbuffered here"),) + hot.related(),
+                      operation=hot.operation_span)
 
 
 def _prompts(program: Program, flush) -> bool:

@@ -90,7 +90,8 @@ def check(program: Program):
         if hot is not None:
             yield Hit(call.span,
                       f"{call.callee}() runs {hot.describe()}: every iteration waits for the device "
-                      "to flush, so the loop runs at the flush latency", related=hot.related())
+                      "to flush, so the loop runs at the flush latency", related=hot.related(),
+                      operation=hot.operation_span)
     for call in program.calls(*WRITES):
         syncing = program.synchronous_opens(call.arg(0), call.span.path, call.function)
         if not syncing:
@@ -101,20 +102,19 @@ def check(program: Program):
             yield Hit(call.span,
                       f"{call.callee}() to a descriptor opened with {flag} runs {hot.describe()}: "
                       "each write waits for the device to flush",
-                      related=(Related(syncing[0].call.span, f"{flag} is set here"),) + hot.related())
+                      related=(Related(syncing[0].call.span, f"{flag} is set here"),) + hot.related(),
+                      operation=hot.operation_span)
 
 
 def _per_record(program: Program, call: Call) -> HotPath | None:
     """Whether the call flushes once per iteration of a loop over records: loops that only
     retry the call do not count, nor loops that move to another file each iteration."""
-    loops = call.loops
-    while loops and _retries(program, call, loops[-1]):
-        loops = loops[:-1]
-    if loops and not _revisits(program, call, loops[-1:]):
+    op = call.operation
+    hot = program.call_per_iteration(call, skip=lambda c, loop_id: c is op and _retries(program, op, loop_id))
+    if hot is None or not _revisits(program, call, (hot.loop.id,)):
         return None
-    hot = program.call_per_iteration(call, loops=loops)
-    if hot is not None and hot.chain and (program.after_own_loop(
-            call, _descriptor(call), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id))
+    if hot.chain and (program.after_own_loop(
+            op, _descriptor(op), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id))
             or program.after_batch_on_object(hot)):
         return None     # the helper works through a batch, then syncs it once: the recommended shape
     return hot

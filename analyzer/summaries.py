@@ -1,0 +1,169 @@
+"""Function summaries: what one call of a function of the program does, in the terms of the
+calls it is made with.
+
+A call of the C library that a function makes (directly, or through further functions of
+the program) is, seen from each call of that function, that library call made with the
+caller's values: `sys_msync(p, n, MS_SYNC)` of a shim `{ return msync(p, n, f); }` is an
+`msync(p, n, MS_SYNC)` at the shim's call; `fd = open_log(path)` of a helper that opens with
+O_DSYNC and returns the descriptor is an `open(path, ... | O_DSYNC)` whose result is the
+caller's `fd`.  Such an *instance* is a Call fact at the caller's call (its span, function
+and loops), with the callee's parameters replaced by the caller's arguments, the callee's
+own variables kept as Scoped names of the callee, and `via` holding the calls it is made
+through (the caller's call first, the library call as written last).  Rules read instances
+as they read written calls, so a program's own wrappers are as visible as the C library.
+
+Summaries are computed for one library function at a time, on demand, upward from its calls
+(each function's effects are those of its body and the instances at its calls, Infer's and
+CodeQL's "summary" of a procedure restricted to what is asked): breadth first, so the first
+instance found at a call site has the shortest chain.  An effect moves from a function to its
+callers while the chain is short enough for "per iteration" to mean "per operation"
+(iteration.MAX_CALL_DEPTH calls, wrappers not counted), and beyond that only while it depends
+on the function's parameters or hands back its result: then the caller's values are what
+decide it (a descriptor opened O_SYNC four calls up).  `deep` lifts the limit (a leak grows
+however deep the call that makes it).
+"""
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import replace
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from .facts import CALL, COND, IDENTIFIER, MEMBER, UNARY, Call, Expr, Function, Return, Scoped, strip
+
+if TYPE_CHECKING:
+    from .program import Program
+
+
+class Summaries:
+    def __init__(self, program: "Program", max_depth: int) -> None:
+        self.program = program
+        self.max_depth = max_depth
+        self._instances: dict[tuple[str, bool], list[Call]] = {}
+
+    def instances(self, callee: str, deep: bool = False) -> list[Call]:
+        """Every call of `callee` made through a function of the program, as seen at each call
+        of that function (and of the functions calling it, as far as the summary reaches)."""
+        found = self._instances.get((callee, deep))
+        if found is None:
+            found = self._instances[(callee, deep)] = self._propagate(callee, deep)
+        return found
+
+    def _propagate(self, callee: str, deep: bool) -> list[Call]:
+        program = self.program
+        queue: deque[tuple[Call, bool]] = deque((call, True) for call in program.written_calls(callee))
+        found: list[Call] = []
+        seen: set = set()
+        while queue:
+            effect, value = queue.popleft()
+            site = effect.via[0] if effect.via else effect
+            home = (site.span.path, site.function)
+            fn = program.function_at(*home)
+            if fn is None:
+                continue
+            returned = value and self._returns(home, site)
+            carried = returned or self._depends(effect, fn)
+            on_the_way = {(c.span.path, c.function) for c in effect.via or (effect,)}
+            for caller in program.callers_of(*home):
+                if caller.function is None or (caller.span.path, caller.function) in on_the_way:
+                    continue    # a file-scope initialiser, or recursion
+                instance = self._instance(effect, caller, home[0], fn, returned)
+                if not (deep or carried or program.depth(instance.via[:-1]) <= self.max_depth):
+                    continue
+                identity = (caller.span, instance.via[-1].span, instance.args, instance.result)
+                if identity in seen:
+                    continue
+                seen.add(identity)
+                found.append(instance)
+                queue.append((instance, returned))
+        return found
+
+    def _instance(self, effect: Call, site: Call, path: str, fn: Function, returned: bool) -> Call:
+        """The effect of a call of `fn`, as the call `site` makes it."""
+        binding = _Binding(path, fn, self.program.locals_of(path, fn.qualified), site.args)
+        return replace(
+            effect, span=site.span, function=site.function, loops=site.loops,
+            args=tuple(binding.expr(a) for a in effect.args) if effect.args is not None else None,
+            result=site.result if returned else binding.expr(effect.result),
+            receiver=binding.expr(effect.receiver), macro=site.macro,
+            via=(site,) + (effect.via or (effect,)))
+
+    def _returns(self, home: tuple[str, str | None], call: Call) -> bool:
+        """Whether a function hands back what one of its calls returns: `return f(...)`, or
+        `x = f(...); ... return x;` (either branch of a `?:` included)."""
+        mine = self.program.key(call.result, *home) if call.result is not None else None
+        for r in self._returns_in.get(home, ()):
+            for value in _branches(r.value):
+                if value is None:
+                    continue
+                if value.kind == CALL and value.op == call.callee and r.span.contains(call.span):
+                    return True
+                if mine is not None and self.program.key(value, *home) == mine:
+                    return True
+        return False
+
+    @staticmethod
+    def _depends(effect: Call, fn: Function) -> bool:
+        """Whether the effect's values come from the function's parameters."""
+        params = set(fn.params) - {""}
+        parts = (*(effect.args or ()), effect.receiver, effect.result)
+        return any(node.kind == IDENTIFIER and node.op in params and not isinstance(node, Scoped)
+                   for part in parts if part is not None for node in _own_nodes(part))
+
+    @cached_property
+    def _returns_in(self) -> dict[tuple[str, str], list[Return]]:
+        returns: dict[tuple[str, str], list[Return]] = defaultdict(list)
+        for facts in self.program.files.values():
+            for r in facts.returns:
+                returns[(r.span.path, r.function)].append(r)
+        return returns
+
+
+class _Binding:
+    """A function's parameters bound to one call's arguments: its expressions rewritten into
+    the caller's terms."""
+
+    def __init__(self, path: str, fn: Function, locals_: frozenset[str], args: tuple[Expr, ...] | None) -> None:
+        self.home = (path, fn.qualified)
+        self.args = {name: args[i] for i, name in enumerate(fn.params)
+                     if name and args is not None and i < len(args)}
+        self.locals = locals_
+        # in a C++ method a name that is not a local may be a field of `this`: it is scoped too
+        self.method = "::" in fn.qualified
+
+    def expr(self, expr: Expr | None) -> Expr | None:
+        if expr is None or isinstance(expr, Scoped) and not expr.children:
+            return expr
+        if expr.kind == IDENTIFIER and not isinstance(expr, Scoped):
+            given = self.args.get(expr.op)
+            if given is not None:
+                return given
+            return Scoped(expr.kind, expr.text, expr.op, (), expr.value, home=self.home) \
+                if self.method or expr.op in self.locals else expr
+        children = tuple(self.expr(child) for child in expr.children)
+        if expr.kind == UNARY and expr.op == "*" and children:
+            inner = strip(children[0])
+            if inner is not None and inner.kind == UNARY and inner.op == "&" and inner.children:
+                return inner.children[0]     # *out with out = &p: p itself
+        if expr.kind == MEMBER and not isinstance(expr, Scoped):
+            return Scoped(expr.kind, expr.text, expr.op, children, expr.value, home=self.home)
+        if children == expr.children:
+            return expr
+        return replace(expr, children=children)
+
+
+def _own_nodes(expr: Expr):
+    """The nodes of an expression that belong to the function it is written in (not Scoped
+    names another function's summary carried in)."""
+    if isinstance(expr, Scoped) and not expr.children:
+        return
+    yield expr
+    for child in expr.children:
+        yield from _own_nodes(child)
+
+
+def _branches(expr: Expr | None) -> list[Expr | None]:
+    expr = strip(expr)
+    if expr is not None and expr.kind == COND:
+        return [branch for child in expr.children[1:] for branch in _branches(child)]
+    return [expr]
