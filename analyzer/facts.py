@@ -127,6 +127,7 @@ class Call:
     via_field: bool = False                # called through a struct field / pointer (ops->queue())
     target: str | None = None              # qualified name of the callee, when the frontend resolved it
     receiver: Expr | None = None           # the object of `obj.f()` / `obj->f()`
+    field_of: str | None = None            # via_field: the struct or class declaring the field, when known
     # Filled by summaries.py, never by a frontend: for a call of the C library made inside a
     # function of the program, as seen where that function is called.  The calls from here
     # down to the operation: the call written at this place first, the operation as written
@@ -192,12 +193,15 @@ class Guard:
 
 @dataclass(frozen=True)
 class FieldBinding:
-    """A function stored into a struct field by an initialiser: `.queue = mmap_queue`."""
+    """A function stored into a struct field: by an initialiser (`.queue = mmap_queue`), or,
+    from a frontend that knows the field's struct (clang), by an assignment (`ops->queue =
+    mmap_queue`, table None)."""
 
     field: str
     function: str
     span: Span
     table: str | None = None  # the file-scope variable the initialiser is of (`ops` of `T ops = {...}`)
+    struct: str | None = None  # the struct declaring the field, when known (None: the table's type is not)
 
 
 @dataclass(frozen=True)
@@ -226,6 +230,15 @@ class StructFields:
 
 
 @dataclass(frozen=True)
+class ClassBases:
+    """A C++ class (or struct) defined in the file, by its unqualified name, and the classes it
+    derives from: a call of a virtual method on a base may run a derived class's override."""
+
+    name: str
+    bases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class FileFacts:
     path: str
     frontend: str             # "clang" or "tree-sitter"
@@ -239,6 +252,7 @@ class FileFacts:
     field_bindings: tuple[FieldBinding, ...] = ()
     table_entries: tuple[TableEntry, ...] = ()
     struct_fields: tuple[StructFields, ...] = ()
+    classes: tuple[ClassBases, ...] = ()
     guards: tuple[Guard, ...] = ()
     comments: tuple[tuple[int, str], ...] = ()   # (line, comment text) for every comment line
     lines: int = 0
@@ -261,7 +275,7 @@ class FrontendError(Exception):
 
 __all__ = [
     "Span", "Expr", "Scoped", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
-    "StructFields", "FileFacts",
+    "StructFields", "ClassBases", "FileFacts",
     "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT", "STEP_OPS",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

@@ -46,12 +46,14 @@ _LOG_LEVEL_WORDS = ("log", "level")
 FAILURE_NAMES = frozenset({"NULL", "nullptr", "MAP_FAILED", "SIG_ERR"})
 # Calls that do not return: a function that makes one whatever its arguments ends the process.
 PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"})
-# Calls that wait for time to pass or for another thread or process: a loop that makes one is
-# paced by the wait, and a per-iteration cost beside it is noise.
+# Calls that wait for time to pass (a tick: a sleep, a timed wait), for another thread or
+# process to finish, or for a signal: a loop that makes one is paced by the wait, and a
+# per-iteration cost beside it is noise.  Not the waits of a request or event loop (poll,
+# select, epoll_wait, accept, a condition variable or semaphore a producer signals, a read of
+# a socket): under load they return at once, and the per-request cost is the whole cost.
 WAITS = frozenset({
-    "sleep", "usleep", "nanosleep", "clock_nanosleep", "poll", "ppoll", "select", "pselect",
-    "epoll_wait", "epoll_pwait", "pthread_cond_wait", "pthread_cond_timedwait", "sem_wait",
-    "sem_timedwait", "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
+    "sleep", "usleep", "nanosleep", "clock_nanosleep", "pthread_cond_timedwait", "sem_timedwait",
+    "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
     "sigwait", "sigwaitinfo", "sigtimedwait", "sigsuspend", "pause",
 })
 # Line editors that print a prompt and wait for a person to type a line: a loop that makes one
@@ -227,14 +229,20 @@ def batch(condition: Expr, counts: Callable[[Expr], bool], may_be_one: Callable[
 
 
 def _low_bits(comparison: Expr) -> bool:
-    """`(x & M) == 0` with M one less than a power of two: x % (M + 1) == 0."""
+    """`(x & M) == K` with M one less than a power of two and K a constant up to M (`(i &
+    1023) == 0`, `(i & 255) == 255`): x % (M + 1) == K, once every M + 1 iterations."""
     sides = [strip(side) for side in comparison.children]
-    if len(sides) != 2 or not any(side is not None and side.kind == INT and side.value == 0 for side in sides):
+    if len(sides) != 2 or None in sides:
         return False
-    return any(side is not None and side.kind == BINARY and side.op == "&"
-               and any((mask := strip(k)) is not None and mask.kind == INT and mask.value is not None
-                       and mask.value > 0 and mask.value & (mask.value + 1) == 0 for k in side.children)
-               for side in sides)
+    for masked, other in (sides, sides[::-1]):
+        if masked.kind != BINARY or masked.op != "&" or other.value is None:
+            continue
+        for k in masked.children:
+            mask = strip(k)
+            if (mask is not None and mask.kind == INT and mask.value is not None and mask.value > 0
+                    and mask.value & (mask.value + 1) == 0 and 0 <= other.value <= mask.value):
+                return True
+    return False
 
 
 def counters(condition: Expr) -> list[Expr]:

@@ -21,6 +21,12 @@ MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
 NULL_POINTERS = {"NULL", "nullptr"}
 
 
+def _owner(qualified: str) -> str | None:
+    """The class of a method's qualified name (`ns::Journal::commit` -> Journal)."""
+    parts = qualified.split("::")
+    return parts[-2] if len(parts) > 1 else None
+
+
 class Tables(frozenset):
     """The names of the tables a field may point to (see Iteration._receiver_tables); unknown:
     other pointers are stored in it too."""
@@ -80,21 +86,29 @@ class Iteration:
     # -- executed per iteration ---------------------------------------------------------------
 
     def resolve(self, call: Call) -> list[tuple[str, Function]]:
-        """The function definitions a call may run: same-file definitions first, and the
-        functions bound to a struct field when the call goes through one."""
+        """The function definitions a call may run: same-file definitions first; for a method,
+        those of the receiver's class, of the classes it derives from and of those deriving
+        from it (an override); and the functions bound to a struct field when the call goes
+        through one: of the field's struct when the frontend knows it, by the field's name
+        only when it does not (calls.typed tells which)."""
         defined = self._functions.get(call.callee, [])
         if call.callee in self.modelled:
             # A free function of the program named like a C library call the rules read is a
             # shim for another platform (fio's fdatasync for Windows): on Linux the library's runs.
             defined = [d for d in defined if d[1].qualified != call.callee]
         if call.target is not None:     # the frontend knew which one (clang: C++ overloads, methods)
-            defined = [d for d in defined if d[1].qualified == call.target]
+            owner = _owner(call.target)
+            defined = [d for d in defined if d[1].qualified == call.target or (
+                owner is not None and _owner(d[1].qualified) in self.derived_classes(owner))]
+        elif call.via_field and call.field_of is not None:
+            related = self.related_classes(call.field_of)
+            defined = [d for d in defined if _owner(d[1].qualified) in related]
         local = [d for d in defined if d[0] == call.span.path]
         targets = local or list(defined)
         if call.via_field:
             tables = self._receiver_tables(call)
             if tables is None:
-                bound = self._field_bindings.get(call.callee, set())
+                bound = self._bound_to_field(call.callee, call.field_of)
             else:
                 bound = {name for table in tables for name in self._tables[table].get(call.callee, ())}
                 if tables.unknown:      # a table built at run time, field by field
@@ -102,6 +116,111 @@ class Iteration:
             for name in sorted(bound):    # a set: sorted, so chains do not vary with the hash seed
                 targets.extend(d for d in self._functions.get(name, []) if d not in targets)
         return targets
+
+    def _bound_to_field(self, field: str, struct: str | None) -> set[str]:
+        """The functions stored in a field: of this struct (and wherever the struct is not
+        known) when it is known, else of any struct."""
+        if struct is None:
+            return self._field_bindings.get(field, set())
+        same = self.same_structs(struct)
+        return ({function for owner, function in self._typed_bindings.get(field, ()) if owner in same}
+                | self._untyped_bindings.get(field, set()))
+
+    @cached_property
+    def _typed_bindings(self) -> dict[str, set[tuple[str, str]]]:
+        """Per field name, (struct, function) for the functions stored in it where the struct
+        is known: initialisers of typed tables (by designator or by position) and assignments
+        clang typed."""
+        typed: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        declared: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+        for facts in self.files.values():
+            for b in facts.field_bindings:
+                if b.struct is not None:
+                    typed[b.field].add((b.struct, b.function))
+            for struct in facts.struct_fields:
+                for name in struct.names:
+                    declared[name].add(struct.fields)
+        for facts in self.files.values():
+            for entry in facts.table_entries:
+                for fields in declared.get(entry.struct, ()):
+                    if entry.position < len(fields) and fields[entry.position]:
+                        typed[fields[entry.position]].add((entry.struct, entry.function))
+        return typed
+
+    @cached_property
+    def _untyped_bindings(self) -> dict[str, set[str]]:
+        """Per field name, the functions stored in it where no struct is known: initialisers of
+        tables whose type the frontend could not name, and assignments it did not type."""
+        untyped: dict[str, set[str]] = defaultdict(set)
+        typed_places = set()
+        for facts in self.files.values():
+            for b in facts.field_bindings:
+                if b.struct is None:
+                    untyped[b.field].add(b.function)
+                elif b.table is None:
+                    typed_places.add(b.span)
+        for key, assignments in self._assignments.items():
+            if key[0] == "field":
+                for a in assignments:
+                    value = strip(a.value)
+                    if (a.op == "=" and a.span not in typed_places and value is not None
+                            and value.kind == IDENTIFIER and value.op in self._functions):
+                        untyped[key[-1]].add(value.op)
+        return untyped
+
+    def same_structs(self, name: str) -> frozenset[str]:
+        """The names one struct goes by: its tag and the typedef names some declaration gives it."""
+        return self._struct_names.get(name, frozenset({name}))
+
+    @cached_property
+    def _struct_names(self) -> dict[str, frozenset[str]]:
+        names: dict[str, frozenset[str]] = {}
+        for facts in self.files.values():
+            for struct in facts.struct_fields:
+                group = frozenset(struct.names).union(*(names.get(n, frozenset()) for n in struct.names))
+                for n in group:
+                    names[n] = group
+        return names
+
+    def related_classes(self, name: str) -> frozenset[str]:
+        """A class, the classes it derives from (whose methods it inherits) and those deriving
+        from it (whose overrides a virtual call may run)."""
+        return self.derived_classes(name) | self._ancestors(name)
+
+    def derived_classes(self, name: str) -> frozenset[str]:
+        """A class and every class deriving from it, however indirectly."""
+        found, pending = {name}, [name]
+        while pending:
+            for child in self._subclasses.get(pending.pop(), ()):
+                if child not in found:
+                    found.add(child)
+                    pending.append(child)
+        return frozenset(found)
+
+    def _ancestors(self, name: str) -> frozenset[str]:
+        found, pending = {name}, [name]
+        while pending:
+            for parent in self._bases.get(pending.pop(), ()):
+                if parent not in found:
+                    found.add(parent)
+                    pending.append(parent)
+        return frozenset(found)
+
+    @cached_property
+    def _bases(self) -> dict[str, set[str]]:
+        bases: dict[str, set[str]] = defaultdict(set)
+        for facts in self.files.values():
+            for c in facts.classes:
+                bases[c.name].update(c.bases)
+        return bases
+
+    @cached_property
+    def _subclasses(self) -> dict[str, set[str]]:
+        children: dict[str, set[str]] = defaultdict(set)
+        for name, parents in self._bases.items():
+            for parent in parents:
+                children[parent].add(name)
+        return children
 
     def _receiver_tables(self, call: Call) -> Tables | None:
         """The tables a call through a field reads its function from, when the program says:

@@ -96,6 +96,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         assignments=tuple(walker.assignments),
         returns=tuple(walker.returns),
         field_bindings=tuple(walker.field_bindings),
+        classes=tuple(walker.classes),
         guards=relevant_guards(walker.guards, walker.calls, walker.assignments),
         comments=tuple(_comments(tu, path, source)),
         lines=_line_count(source),

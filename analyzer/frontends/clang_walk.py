@@ -16,7 +16,7 @@ from typing import Callable
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
-from ..facts import (EVERY_CALL, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
+from ..facts import (EVERY_CALL, ClassBases, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span)
 from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter
 from . import clang_native as native
@@ -31,6 +31,7 @@ _FUNCTIONS = {kind.value for kind in (
     _K.FUNCTION_DECL, _K.CXX_METHOD, _K.CONSTRUCTOR, _K.DESTRUCTOR, _K.CONVERSION_FUNCTION,
     _K.FUNCTION_TEMPLATE)}
 _CALLABLE = {_K.FUNCTION_DECL.value, _K.CXX_METHOD.value, _K.FUNCTION_TEMPLATE.value}
+_RECORDS = {kind.value for kind in (_K.STRUCT_DECL, _K.UNION_DECL, _K.CLASS_DECL, _K.CLASS_TEMPLATE)}
 _LOOP_KINDS = {_K.FOR_STMT.value: "for", _K.WHILE_STMT.value: "while", _K.DO_STMT.value: "do",
                _K.CXX_FOR_RANGE_STMT.value: "range-for"}
 # A branch ending in one of these leaves the loop it is in (a break, unless it leaves a switch).
@@ -78,6 +79,7 @@ class FactWalker:
         self.assignments: list[Assignment] = []
         self.returns: list[Return] = []
         self.field_bindings: list[FieldBinding] = []
+        self.classes: list[ClassBases] = []
         self._table: str | None = None     # the file-scope variable being initialised
         self._table_lists: set[int] = set()  # the lists of its elements, when it is an array of tables
         self.guards: list[Guard] = []
@@ -121,7 +123,12 @@ class FactWalker:
     def _declaration(self, cursor: Cursor) -> None:
         kind = cursor._kind_id
         if kind in _SCOPES:
-            for child in native.children(cursor):
+            children = native.children(cursor)
+            bases = tuple(name for child in children if child._kind_id == _K.CXX_BASE_SPECIFIER.value
+                          if (name := _struct_name(native.type_declaration(child))) is not None)
+            if bases and (name := native.spelling(cursor)):
+                self.classes.append(ClassBases(name, bases))
+            for child in children:
                 self._declaration(child)
         elif kind in _FUNCTIONS and native.is_definition(cursor):
             self._definition(cursor)
@@ -227,6 +234,7 @@ class FactWalker:
             via_field=shape.via_field,
             target=self._target(shape),
             receiver=self.exprs.build(shape.receiver) if shape.receiver is not None else None,
+            field_of=_owner_of(native.referenced(shape.name_cursor)) if shape.via_field else None,
         ))
         return native.RECURSE
 
@@ -336,6 +344,10 @@ class FactWalker:
             self._assign(cursor, target, op, self.exprs.build(right))
             if op == "=":
                 self._note_result(right, target)
+                member = look_through(left)
+                if member._kind_id == _K.MEMBER_REF_EXPR.value:    # ops->queue = mmap_queue
+                    field = native.referenced(member)
+                    self._bind(native.spelling(field), right, cursor, None, _owner_of(field))
         return native.RECURSE
 
     def _overloaded_assignment(self, cursor: Cursor) -> None:
@@ -401,22 +413,23 @@ class FactWalker:
         if designated:
             for item, parts in designated:
                 fields = [part for part in parts if part._kind_id == _K.MEMBER_REF.value]
-                self._bind(native.spelling(fields[-1]), parts[-1], item, table)
+                self._bind(native.spelling(fields[-1]), parts[-1], item, table,
+                           _owner_of(native.referenced(fields[-1])))
         else:
-            for field, item in zip(self._fields_of(cursor), items):
-                self._bind(field, item, item, table)
+            declaration = native.type_declaration(cursor)
+            for field, item in zip(self._fields_of(declaration), items):
+                self._bind(field, item, item, table, _struct_name(declaration))
         return native.RECURSE
 
     @staticmethod
-    def _fields_of(init_list: Cursor) -> list[str]:
+    def _fields_of(declaration: Cursor | None) -> list[str]:
         """Field names in declaration order when the list initialises a struct, else none."""
-        declaration = native.type_declaration(init_list)
         if declaration is None or declaration._kind_id not in (_K.STRUCT_DECL.value, _K.CLASS_DECL.value):
             return []
         return [native.spelling(field) for field in native.children(declaration)
                 if field._kind_id == _K.FIELD_DECL.value]
 
-    def _bind(self, field: str, value: Cursor, span_from: Cursor, table: str | None) -> None:
+    def _bind(self, field: str, value: Cursor, span_from: Cursor, table: str | None, struct: str | None) -> None:
         """Record `field = function` when the value is a bare function name."""
         value = look_through(value)
         if value._kind_id != _K.DECL_REF_EXPR.value or native.referenced(value)._kind_id not in _CALLABLE:
@@ -425,5 +438,24 @@ class FactWalker:
         if self.exprs.cursor_text(value) == name:
             start = self._file.extent(span_from)[0]
             end = self._file.extent(value)[1]
-            self.field_bindings.append(FieldBinding(field, name, self._span_of(start, end), table))
+            self.field_bindings.append(FieldBinding(field, name, self._span_of(start, end), table, struct))
+
+
+def _owner_of(member: Cursor) -> str | None:
+    """The struct or class that declares a field."""
+    if member._kind_id != _K.FIELD_DECL.value:
+        return None
+    return _struct_name(native.semantic_parent(member))
+
+
+def _struct_name(declaration: Cursor | None) -> str | None:
+    """A struct's name as the source spells it: its tag, or for an anonymous one the typedef
+    name it is known by (`typedef struct { ... } ops_t;`)."""
+    if declaration is None or declaration._kind_id not in _RECORDS:
+        return None
+    name = native.spelling(declaration)
+    if not name or "(" in name:     # anonymous: "struct (unnamed at x.c:3:9)" in some versions
+        name = native.type_spelling(declaration)
+    name = name.split("::")[-1].removeprefix("const ").split(" ")[-1]
+    return name if name.isidentifier() else None
 

@@ -14,7 +14,7 @@ from operator import itemgetter
 
 from tree_sitter import Node
 
-from ..facts import (BINARY, EVERY_CALL, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
+from ..facts import (BINARY, EVERY_CALL, ClassBases, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry)
 from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter, relevant_guards, trace_switch
 from .ts_expr import Bindings, Converter, MacroConverter
@@ -25,6 +25,7 @@ from .ts_names import (Nest, declared_name, definition_name, function_declarator
                        parameter_names, scope_name, text)
 from .ts_recover import recover
 from .ts_sites import Sites
+from .ts_types import DeclaredTypes, type_name
 
 _MAX_MACRO_DEPTH = 8
 
@@ -235,6 +236,8 @@ class _FileReader:
         self.function_nest = Nest([(node.start_byte, node.end_byte) for node in nodes])
         scopes = [(node, node.child_by_field_name("name")) for node in captures.get("scope", ())]
         self.qualified = self._qualified_names(nodes, scopes)
+        self.types = DeclaredTypes(source, nodes, self.function_nest, self.qualified,
+                                   captures.get("local", []), captures.get("struct", []))
         # `TestFile("a")` constructs a class of this file: not a call to clang either.
         self.classes = {scope_name(source, name) for node, name in scopes
                         if name is not None and node.type != "namespace_definition"}
@@ -322,9 +325,11 @@ class _FileReader:
             if callee in wanted or frame.macro in wanted or EVERY_CALL in wanted:
                 args = frame.conv.arguments(node.child_by_field_name("arguments"))
             receiver = fn.child_by_field_name("argument") if fn.type == "field_expression" else None
+            # a macro body's names are the invocation's to give: no declared type there
+            field_of = self.types.of(receiver, node.start_byte) if via_field and frame.anchor is None else None
             self.pending_calls.append((key, callee, span, function, loops, args, result,
                                        frame.macro, via_field,
-                                       frame.conv.expr(receiver) if receiver is not None else None))
+                                       frame.conv.expr(receiver) if receiver is not None else None, field_of))
         if frame.anchor is not None:
             self._macro_guards(frame)
         for site in frame.sites.assignments:
@@ -391,8 +396,10 @@ class _FileReader:
             if field.type == "field_designator" and field.named_child_count:
                 field = field.named_children[0]
             if field.type == "field_identifier":
+                table = self._table_of(pair.parent)
                 bindings.append(FieldBinding(text(self.source, field), text(self.source, value),
-                                             self.span(pair), self._table_of(pair.parent)))
+                                             self.span(pair), table,
+                                             self.types.file.get(table) if table is not None else None))
         return bindings
 
     def _table_of(self, items: Node | None) -> str | None:
@@ -453,6 +460,17 @@ class _FileReader:
                 fields += [declared_name(self.source, d, prototypes=True) or "" for d in declarators]
             if names and fields:
                 found.append(StructFields(tuple(names), tuple(fields)))
+        return found
+
+    def _classes(self) -> list[ClassBases]:
+        """Each class with a base class clause, and the names of its bases."""
+        found = []
+        for clause in self.captures.get("bases", ()):
+            name = clause.parent.child_by_field_name("name") if clause.parent is not None else None
+            bases = tuple(base for node in clause.named_children
+                          if (base := type_name(self.source, node)) is not None)
+            if name is not None and bases:
+                found.append(ClassBases(scope_name(self.source, name), bases))
         return found
 
     def _guards(self, conv: Converter) -> list[Guard]:
@@ -556,8 +574,9 @@ class _FileReader:
                 found = ids[loops] = tuple(loop.id for loop in loops)
             return found
 
-        calls = [Call(callee, span, function, loop_ids(loops), args, result, macro, via_field, receiver=receiver)
-                 for _, callee, span, function, loops, args, result, macro, via_field, receiver
+        calls = [Call(callee, span, function, loop_ids(loops), args, result, macro, via_field, receiver=receiver,
+                      field_of=field_of)
+                 for _, callee, span, function, loops, args, result, macro, via_field, receiver, field_of
                  in self.pending_calls]
         assignments = [Assignment(target, op, value, span, function, loop_ids(loops))
                        for _, target, op, value, span, function, loops in self.pending_assignments]
@@ -569,6 +588,7 @@ class _FileReader:
             assignments=tuple(assignments), returns=tuple(self._returns(conv)),
             field_bindings=tuple(self._field_bindings()),
             table_entries=tuple(self._table_entries()), struct_fields=tuple(self._struct_fields()),
+            classes=tuple(self._classes()),
             guards=relevant_guards(self._guards(conv), calls, assignments),
             comments=tuple(self._comments()), lines=self.lines.count)
 

@@ -11,3 +11,6 @@
     parameters: (parameter_list (parameter_declaration declarator: (_) @local))))
 ; `if (int fd = open(...))`: the condition's declaration holds its initialiser itself.
 (condition_clause value: (declaration value: (_)) @init)
+; Classes and the classes they derive from: virtual calls may run an override.
+(class_specifier (base_class_clause) @bases)
+(struct_specifier (base_class_clause) @bases)

@@ -1,0 +1,115 @@
+"""Declared types for the tree-sitter frontend, as far as one file says them: the struct or
+class a variable (a parameter, a local, a file-scope variable) is declared with, and the type
+of each field of the file's struct declarations.  Enough to tell which struct a call through a
+field goes through (`ops->sync()` with `const struct log_ops *ops`), as clang does from its
+types; where a name is not declared in the file (a macro, a header's global) the type is
+unknown and calls are joined by name."""
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from .ts_names import Nest, declared_name, function_declarator, text
+
+# Type nodes that name a struct, union, class or typedef, by the child holding the name.
+_NAMED_TYPES = {"struct_specifier": "name", "union_specifier": "name", "class_specifier": "name",
+                "enum_specifier": None, "type_identifier": "", "template_type": "name",
+                "qualified_identifier": "name"}
+
+
+def type_name(source: bytes, node: Node | None) -> str | None:
+    """The struct, class or typedef name a type node spells (`struct log_ops` -> log_ops,
+    `ns::Journal` -> Journal), None for a built-in type or an unnamed struct."""
+    while node is not None:
+        kind = node.type
+        if kind not in _NAMED_TYPES or _NAMED_TYPES[kind] is None:
+            return None
+        if _NAMED_TYPES[kind] == "":
+            return text(source, node)
+        node = node.child_by_field_name(_NAMED_TYPES[kind])
+        if node is not None and node.type in ("type_identifier", "identifier"):
+            return text(source, node)
+    return None
+
+
+def declaration_type(source: bytes, declarator: Node) -> str | None:
+    """The type name of the declaration (or parameter, or field) a declarator belongs to."""
+    owner = declarator.parent
+    while owner is not None and owner.type in ("init_declarator", "pointer_declarator", "array_declarator",
+                                               "reference_declarator", "attributed_declarator"):
+        owner = owner.parent
+    if owner is None:
+        return None
+    return type_name(source, owner.child_by_field_name("type"))
+
+
+class DeclaredTypes:
+    """The declared type of each name, per function and at file scope, and of each struct's fields."""
+
+    def __init__(self, source: bytes, functions: list[Node], function_nest: Nest, qualified: list[tuple[str, str]],
+                 declarators: list[Node], structs: list[Node]) -> None:
+        self.source = source
+        self.nest = function_nest
+        self.qualified = qualified
+        self.in_function: list[dict[str, str]] = [{} for _ in functions]
+        self.file: dict[str, str] = {}
+        for index, node in enumerate(functions):
+            declarator = function_declarator(node)
+            params = declarator.child_by_field_name("parameters") if declarator is not None else None
+            for param in params.named_children if params is not None else ():
+                inner = param.child_by_field_name("declarator")
+                name = declared_name(source, inner) if inner is not None else None
+                kind = type_name(source, param.child_by_field_name("type"))
+                if name and kind:
+                    self.in_function[index][name] = kind
+        for declarator in declarators:
+            name = declared_name(source, declarator)
+            kind = declaration_type(source, declarator) if name else None
+            if kind is None:
+                continue
+            index = function_nest.innermost(declarator.start_byte)
+            (self.in_function[index] if index >= 0 else self.file).setdefault(name, kind)
+        self.fields: dict[str, dict[str, str]] = {}
+        for node in structs:
+            name = node.child_by_field_name("name")
+            owners = [text(source, name)] if name is not None else []
+            if node.parent is not None and node.parent.type == "type_definition":
+                owners += [text(source, d) for d in node.parent.children_by_field_name("declarator")
+                           if d.type == "type_identifier"]
+            body = node.child_by_field_name("body")
+            members = {}
+            for member in body.named_children if body is not None else ():
+                if member.type != "field_declaration":
+                    continue
+                kind = type_name(source, member.child_by_field_name("type"))
+                for d in member.children_by_field_name("declarator"):
+                    field = declared_name(source, d, prototypes=True)
+                    if field and kind:
+                        members[field] = kind
+            for owner in owners:
+                self.fields.setdefault(owner, {}).update(members)
+
+    def of(self, node: Node | None, pos: int) -> str | None:
+        """The struct or class an object expression has, at a byte of the file: a declared name,
+        a field of an object whose struct the file declares, `this` in a method, `*p`, `(p)`."""
+        depth = 0
+        while node is not None and node.type in ("parenthesized_expression", "pointer_expression") and depth < 8:
+            node = node.named_children[-1] if node.named_child_count else None
+            depth += 1
+        if node is None:
+            return None
+        if node.type == "identifier":
+            name = text(self.source, node)
+            index = self.nest.innermost(pos)
+            found = self.in_function[index].get(name) if index >= 0 else None
+            return found or self.file.get(name)
+        if node.type == "this":
+            index = self.nest.innermost(pos)
+            qualified = self.qualified[index][0] if index >= 0 else ""
+            return qualified.split("::")[-2] if "::" in qualified else None
+        if node.type == "field_expression":
+            owner = self.of(node.child_by_field_name("argument"), pos)
+            field = node.child_by_field_name("field")
+            if owner is None or field is None:
+                return None
+            return self.fields.get(owner, {}).get(text(self.source, field))
+        return None
