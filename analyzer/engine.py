@@ -12,7 +12,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
-from . import frequency, suppressions
+from . import suppressions
 from .compdb import CompdbError, CompilationDatabase
 from .facts import EVERY_CALL, FileFacts, FrontendError, FrontendOptions, Span
 from .findings import FileError, Finding, Related, Report
@@ -102,8 +102,18 @@ def _source_suffix(name: str) -> str:
     return Path(name).suffix.lower()
 
 
-def language_of(path: str) -> str:
-    return "c++" if Path(path).suffix == ".C" else LANGUAGES.get(_source_suffix(path), "c")
+def language_of(path: str, source: bytes | None = None) -> str:
+    """C or C++, by the file's suffix; a `.h` header, which either language uses, by its
+    source when given: C++ when tree-sitter reads it as C++ without error but not as C (a
+    class, a namespace, a template: leveldb's and kyotocabinet's headers)."""
+    if Path(path).suffix == ".C":
+        return "c++"
+    language = LANGUAGES.get(_source_suffix(path), "c")
+    if language == "c" and _source_suffix(path) == ".h" and source is not None:
+        from .frontends.ts_grammar import reads_as_cpp    # tree-sitter loads only when asked
+        if reads_as_cpp(source):
+            return "c++"
+    return language
 
 
 def read_source(path: str, max_size: int) -> bytes:
@@ -132,7 +142,7 @@ def parse_file(path: str, settings: Settings, callees: frozenset[str],
         source = read_source(path, settings.max_file_size)
         options = FrontendOptions(argument_callees=callees, include_dirs=settings.include_dirs,
                                   defines=settings.defines, compile_args=compile_args,
-                                  language=language_of(path))
+                                  language=language_of(path, source))
         if settings.frontend == "tree-sitter" or (settings.frontend == "fast" and compile_args is None):
             return _guarded("tree-sitter", treesitter.parse, path, source, options)
         from .frontends import clang    # libclang loads only when it is used

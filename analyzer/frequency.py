@@ -56,6 +56,20 @@ WAITS = frozenset({
     "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
     "sigwait", "sigwaitinfo", "sigtimedwait", "sigsuspend", "pause",
 })
+# Algorithms of the C++ standard library that call the function they are handed once per
+# element of a range: the function's body (a lambda written there) is a loop's body, and a
+# named function is called once per iteration of a loop over the range (Loop.kind
+# "std::for_each").  The callable is their last argument.
+ALGORITHMS = frozenset({
+    "for_each", "for_each_n", "transform", "generate", "generate_n", "count_if", "find_if",
+    "find_if_not", "all_of", "any_of", "none_of", "copy_if", "remove_if", "remove_copy_if",
+    "replace_if", "partition", "stable_partition", "accumulate", "reduce", "transform_reduce",
+})
+# C++ stream manipulators that flush the stream they are inserted into (`out << std::endl`);
+# a frontend records each insertion as a call of "std::endl" or "std::flush" with the stream.
+FLUSHING_MANIPULATORS = frozenset({"endl", "flush"})
+
+
 # Line editors that print a prompt and wait for a person to type a line: a loop that makes one
 # (a REPL) is paced by the person.  Only with one argument, the prompt: a program's own
 # function of the same name with other parameters (a record reader) is not one.

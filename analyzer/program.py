@@ -37,6 +37,9 @@ SYNC_CALLS = {"fsync", "fdatasync", "syncfs", "sync", "sync_file_range"}
 # from anything else (memfd_create, io_uring_setup, socket, shm_open) is not file-backed.
 FILE_OPENERS = {"open", "open64", "openat", "openat64", "creat", "creat64", "dup", "dup2", "dup3",
                 "fileno", "mkstemp", "mkostemp", "mkstemps", "mkostemps", "fcntl"}
+# Calls whose result is a descriptor of something other than a regular file.
+NON_FILE_DESCRIPTORS = {"memfd_create", "io_uring_setup", "socket", "eventfd", "timerfd_create", "signalfd",
+                        "epoll_create", "epoll_create1", "shm_open"}
 STREAM_OPENS = {"fopen": None, "fopen64": None, "fdopen": None, "freopen": 2, "freopen64": 2}
 STORE_CALLS = {"memset": 0, "memcpy": 0, "memmove": 0, "strcpy": 0, "strncpy": 0, "bcopy": 1}
 
@@ -296,10 +299,24 @@ class Program(Iteration):
             if a.op != "=" or value is None:
                 continue
             if value.kind == CALL:
-                found.add(value.op)
+                # a function of the program that hands back a descriptor it made: what made it
+                found |= self._descriptors_made.get((a.span.path, a.function, value.op, a.span), {value.op})
             elif depth and value.kind in (IDENTIFIER, MEMBER):
                 found |= self._origins(self.key(value, a.span.path, a.function), depth - 1)
         return found
+
+    @cached_property
+    def _descriptors_made(self) -> dict[tuple, set[str]]:
+        """By the assignment they return into (path, function, callee, the assignment's span),
+        the C library calls that make the descriptor a function of the program hands back."""
+        made: dict[tuple, set[str]] = defaultdict(set)
+        for call in self.calls(*FILE_OPENERS, *NON_FILE_DESCRIPTORS):
+            if call.via and self.held_by_caller(call):
+                site = call.via[0]
+                for a in self.assignments_to(self.key(call.result, call.span.path, call.function)):
+                    if a.span.path == site.span.path and a.span.contains(site.span):
+                        made[(a.span.path, a.function, site.callee, a.span)].add(call.callee)
+        return made
 
     @cached_property
     def _mapped_pointers(self) -> dict[Key, Mapping]:

@@ -93,23 +93,28 @@ READS = {"fgets": 2, "getline": 2, "getdelim": 3, "fgetc": 0, "getc": 0, "fscanf
          "read": 0, "getchar": None, "scanf": None, "gets": None}
 # every call's arguments: a function of the program handed the stream between the flush and
 # the fclose writes it again (first_use must see it whichever rules run)
-CALLEES = {"fflush", "fclose", "setvbuf", "setbuf", EVERY_CALL} | set(WRITES) | set(READS)
+CALLEES = {"fflush", "fclose", "setvbuf", "setbuf", "std::endl", "std::flush", "flush",
+           EVERY_CALL} | set(WRITES) | set(READS)
 RAW_MODE = ("tcsetattr", "cfmakeraw")     # a terminal's mode set: the program reads a terminal
 ERROR_WORDS = {"error", "err", "fatal", "warn", "warning"}
 STANDARD_STREAMS = {"stdout", "stderr", "stdin"}
+UNBUFFERED = {"stderr", "std::cerr", "cerr"}    # unbuffered by the C and C++ standards
+# C++ output stream classes whose flush() is a write() of what they buffered
+STREAM_CLASSES = {"ostream", "ofstream", "fstream", "iostream", "basic_ostream", "basic_ofstream",
+                  "basic_fstream", "basic_iostream"}
 REPRODUCER = "corpus/fflush_per_record"
 
 
 def check(program: Program):
-    for call in program.calls("fflush", "fflush_unlocked"):
+    for call in _flushes(program):
         op = call.operation
         hot = program.call_per_iteration(call)
         if hot is None or _closes_next(program, op):
             continue
-        stream = call.arg(0).text if call.arg(0) is not None else "the stream"
+        stream = _flushed(call)
         if hot.chain and program.after_own_loop(op):
             continue    # a helper that writes its batch in a loop, then flushes it once
-        if stream == "stderr" and not _buffered(program, call):
+        if stream in UNBUFFERED and not _buffered(program, call):
             continue    # unbuffered already: the flush is a no-op
         if program.traced(call, hot):
             continue    # a trace switched on for debugging: flushed so it survives a crash
@@ -127,8 +132,10 @@ def check(program: Program):
             continue    # each iteration syncs a file: the flush's write() is noise beside it
         if _runs_commands(program, hot.loop):
             continue    # each iteration runs a command line: the flush is its reply
+        spelled = {"std::endl": f"std::endl on {stream}", "std::flush": f"std::flush on {stream}",
+                   "flush": f"{stream}.flush()"}.get(call.callee, f"{call.callee}({stream})")
         yield Hit(call.span,
-                  f"fflush({stream}) runs {hot.describe()}: every record becomes its own "
+                  f"{spelled} runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related(), operation=hot.operation_span)
     unbuffered = _unbuffered_streams(program)
     for call in program.calls(*WRITES):
@@ -143,6 +150,22 @@ def check(program: Program):
                       f"{hot.describe()}: every write is its own write() system call",
                       related=(Related(made.span, "the stream is made unbuffered here"),) + hot.related(),
                       operation=hot.operation_span)
+
+
+def _flushes(program: Program):
+    """The calls that flush a stream: fflush, a flushing manipulator inserted into a C++
+    stream (`<< std::endl`, `<< std::flush`), and a C++ output stream's flush() method."""
+    yield from program.calls("fflush", "fflush_unlocked", "std::endl", "std::flush")
+    for call in program.calls("flush"):
+        if call.operation.via_field and (call.operation.field_of in STREAM_CLASSES
+                                         or (call.operation.target or "").startswith("std::")):
+            yield call
+
+
+def _flushed(call) -> str:
+    """The text of the stream a flush flushes."""
+    stream = call.receiver if call.callee == "flush" else call.arg(0)
+    return stream.text if stream is not None else "the stream"
 
 
 def _prompts(program: Program, flush) -> bool:

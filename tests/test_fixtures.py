@@ -19,7 +19,9 @@ from expectations import CPP_SUFFIXES, FRONTENDS, Expectations, Gap, MarkerError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PROGRAMS = FIXTURES / "programs"
-SOURCES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in {".c"} | CPP_SUFFIXES)
+# Headers count where a program's files are analyzed together (a C++ class defined in a .h).
+SOURCES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in {".c"} | CPP_SUFFIXES
+                 or p.suffix == ".h" and PROGRAMS in p.parents)
 # Every built-in rule that runs by default owes fixtures.
 RULES = tuple(sorted(rule.id for rule in load_rules().values()
                      if rule.default and rule.origin == "mmaplint"))
@@ -149,7 +151,9 @@ def test_every_rule_has_enough_cases() -> None:
 
 
 def _compiler(path: Path) -> list[str]:
-    if path.suffix in CPP_SUFFIXES:
+    from mmaplint.analyzer.engine import language_of
+
+    if path.suffix in CPP_SUFFIXES or language_of(str(path), path.read_bytes()) == "c++":
         return ["g++", "-fsyntax-only", "-std=gnu++17"]
     return ["gcc", "-fsyntax-only", "-std=gnu11", "-Werror=implicit-function-declaration"]
 

@@ -18,7 +18,7 @@ from clang.cindex import Cursor, CursorKind, TranslationUnit
 
 from ..facts import (EVERY_CALL, ClassBases, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span)
-from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter
+from ..frequency import ALGORITHMS, FLUSHING_MANIPULATORS, PROCESS_ENDS, bounds_check, may_bound, may_matter
 from . import clang_native as native
 from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
 
@@ -218,7 +218,11 @@ class FactWalker:
         shape = call_shape(cursor)
         if shape is None:
             self._overloaded_assignment(cursor)
+            self._manipulator(cursor)
             return native.RECURSE
+        target = self._target(shape)
+        if target is not None and target.startswith("std::") and shape.callee in ALGORITHMS and shape.arguments:
+            self._algorithm(shape.callee, shape.arguments[-1])
         start, end = self._file.extent(cursor)
         macro = self._macro_of(shape)
         wanted = shape.callee in self._wanted or (macro is not None and macro in self._wanted) \
@@ -232,11 +236,51 @@ class FactWalker:
             result=self._results.pop(native.identity(cursor), None),
             macro=macro,
             via_field=shape.via_field,
-            target=self._target(shape),
+            target=target,
             receiver=self.exprs.build(shape.receiver) if shape.receiver is not None else None,
             field_of=_owner_of(native.referenced(shape.name_cursor)) if shape.via_field else None,
         ))
         return native.RECURSE
+
+    def _algorithm(self, name: str, callable_: Cursor) -> None:
+        """A standard algorithm handed a lambda or a function: the lambda's body is a loop's
+        body (the region is added before the walk enters it), a named function is called
+        once per iteration of a loop over the range, recorded at the argument."""
+        value = look_through(callable_)
+        if value._kind_id == _K.UNARY_OPERATOR.value and native.unary_operator(value) == "&":
+            value = look_through(native.children(value)[0])
+        lambda_ = value._kind_id == _K.LAMBDA_EXPR.value
+        if not lambda_ and (value._kind_id != _K.DECL_REF_EXPR.value
+                            or native.referenced(value)._kind_id not in _CALLABLE):
+            return
+        start, end = self._file.extent(value)
+        loop_id = len(self.loops)
+        self._regions.append(_LoopRegion(loop_id, start[2], end[2]))
+        self.loops.append(Loop(loop_id, f"std::{name}", self._span_of(start, end), self._function))
+        if not lambda_:
+            function = native.referenced(value)
+            self.calls.append(Call(
+                callee=native.spelling(value), span=self._span_of(start, end), function=self._function,
+                loops=self._loops_at(start[2]), args=(),
+                target=self._qualified(function, native.spelling(function))))
+
+    def _manipulator(self, cursor: Cursor) -> None:
+        """`out << x << std::endl`: a flush of the stream the insertions start from."""
+        if native.spelling(cursor) != "operator<<":
+            return
+        parts = native.children(cursor)
+        inserted = look_through(parts[-1]) if len(parts) == 3 else None
+        if inserted is None or inserted._kind_id not in (_K.DECL_REF_EXPR.value, _K.OVERLOADED_DECL_REF.value):
+            return
+        name = native.spelling(inserted)
+        if name not in FLUSHING_MANIPULATORS or not self._qualified(native.referenced(inserted), name).startswith("std::"):
+            return
+        stream = parts[0]
+        while look_through(stream)._kind_id == _K.CALL_EXPR.value and native.spelling(look_through(stream)) == "operator<<":
+            stream = native.children(look_through(stream))[0]
+        start, end = self._file.extent(cursor)
+        self.calls.append(Call(callee=f"std::{name}", span=self._span_of(start, end), function=self._function,
+                               loops=self._loops_at(start[2]), args=(self.exprs.build(stream),)))
 
     def _macro_of(self, shape: CallShape) -> str | None:
         """The macro name written where the callee's name should be, when the call is a macro's body."""

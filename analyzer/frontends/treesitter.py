@@ -330,6 +330,21 @@ class _FileReader:
             self.pending_calls.append((key, callee, span, function, loops, args, result,
                                        frame.macro, via_field,
                                        frame.conv.expr(receiver) if receiver is not None else None, field_of))
+        for node in frame.sites.element_calls:      # std::for_each(b, e, flush_one)
+            function, loops, span, key = self._place(frame, node.start_byte, node.end_byte)
+            self.pending_calls.append((key, text(self.source, node).rsplit("::", 1)[-1], span, function, loops,
+                                       (), None, frame.macro, False, None, None))
+        for node in frame.sites.manipulators:       # out << x << std::endl
+            stream = node.child_by_field_name("left")
+            while stream is not None and stream.type == "binary_expression" \
+                    and stream.child_by_field_name("operator").type == "<<":
+                stream = stream.child_by_field_name("left")
+            if stream is None:
+                continue
+            name = text(self.source, node.child_by_field_name("right")).rsplit("::", 1)[-1]
+            function, loops, span, key = self._place(frame, node.start_byte, node.end_byte)
+            self.pending_calls.append((key, f"std::{name}", span, function, loops, (frame.conv.expr(stream),),
+                                       None, frame.macro, False, None, None))
         if frame.anchor is not None:
             self._macro_guards(frame)
         for site in frame.sites.assignments:

@@ -10,6 +10,7 @@ import tree_sitter_c
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
+from .. import frequency
 from ..facts import FrontendError
 
 _QUERIES = Path(__file__).resolve().parent.parent / "queries"
@@ -44,5 +45,15 @@ def grammar(language: str) -> Grammar:
         raise FrontendError(f"tree-sitter frontend: unsupported language {language!r}") from None
     lang = Language(make())
     source = "\n".join((_QUERIES / name).read_text(encoding="utf-8") for name in query_files)
+    for name in ("ALGORITHMS", "FLUSHING_MANIPULATORS"):     # name lists the query matches
+        source = source.replace(f"@{name}@", "|".join(sorted(getattr(frequency, name))))
     return Grammar(language, Parser(lang), Query(lang, source),
                    Query(lang, (_QUERIES / "macro_names.scm").read_text(encoding="utf-8")))
+
+
+def reads_as_cpp(source: bytes) -> bool:
+    """Whether a header is C++: tree-sitter's C grammar finds errors in it and its C++
+    grammar none."""
+    if not grammar("c").parser.parse(source).root_node.has_error:
+        return False
+    return not grammar("c++").parser.parse(source).root_node.has_error

@@ -113,6 +113,9 @@ def parameter_names(source: bytes, declarator: Node) -> list[str]:
         return []
     names = []
     for param in params.named_children:
+        if param.type == "identifier":      # K&R: `int f(fd, n) int fd; int n; { ... }`
+            names.append(text(source, param))
+            continue
         if param.type not in ("parameter_declaration", "optional_parameter_declaration"):
             continue        # `...`, comments
         inner = param.child_by_field_name("declarator")

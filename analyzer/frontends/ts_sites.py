@@ -32,11 +32,15 @@ class Sites:
     assignments: list[AssignSite]
     results: dict[tuple[int, int], Node]  # call byte range -> target it is assigned to
     guards: list[Node]                    # if statements
+    element_calls: list[Node] = ()        # a function named to an algorithm: called per element
+    manipulators: list[Node] = ()         # `out << ... << std::endl`
 
     @classmethod
     def read(cls, captures: dict[str, list[Node]]) -> "Sites":
-        loops = sorted(((node, kind) for name, kind in _LOOP_KINDS.items()
-                        for node in captures.get(name, ()) if not _runs_once(node, kind)),
+        algorithms = [(callable_, kind) for call in captures.get("algorithm", ())
+                      if (found := _algorithm_callable(call)) is not None for callable_, kind in [found]]
+        loops = sorted([(node, kind) for name, kind in _LOOP_KINDS.items()
+                        for node in captures.get(name, ()) if not _runs_once(node, kind)] + algorithms,
                        key=lambda loop: (loop[0].start_byte, -loop[0].end_byte))
         assignments = _assignments(captures)
         results = {}
@@ -48,7 +52,24 @@ class Sites:
         return cls(loops=loops,
                    loop_nest=Nest([_inside(node, kind) for node, kind in loops]),
                    calls=[node for node in captures.get("call", ()) if call_cast(node) is None],
-                   assignments=assignments, results=results, guards=captures.get("guard", []))
+                   assignments=assignments, results=results, guards=captures.get("guard", []),
+                   element_calls=[node for node, _ in algorithms if node.type != "lambda_expression"],
+                   manipulators=captures.get("manipulator", []))
+
+
+def _algorithm_callable(call: Node) -> tuple[Node, str] | None:
+    """The lambda or function a standard algorithm call is handed (its last argument), and
+    the loop kind it makes (`std::for_each`)."""
+    arguments = call.child_by_field_name("arguments")
+    last = arguments.named_children[-1] if arguments is not None and arguments.named_child_count else None
+    while last is not None and last.type == "pointer_expression":      # &flush_one
+        last = last.child_by_field_name("argument")
+    if last is None or last.type not in ("lambda_expression", "identifier", "qualified_identifier"):
+        return None
+    name = call.child_by_field_name("function").text.decode("utf-8", "replace")
+    if last.type != "lambda_expression" and not name.startswith("std::"):
+        return None     # `for_each(list, fn)` may be the program's own: a lambda says it is not C
+    return last, "std::" + name.rsplit("::", 1)[-1]
 
 
 def _variable_start(init: Node) -> int:

@@ -14,3 +14,14 @@
 ; Classes and the classes they derive from: virtual calls may run an override.
 (class_specifier (base_class_clause) @bases)
 (struct_specifier (base_class_clause) @bases)
+; A standard algorithm: the function it is handed runs once per element (ts_sites.py); the
+; names are frequency.py's, put in by ts_grammar.py.
+(call_expression
+  function: (_) @_algorithm.name
+  (#match? @_algorithm.name "^(std::)?(ranges::)?(@ALGORITHMS@)$")
+  arguments: (argument_list)) @algorithm
+; `out << x << std::endl`: a flush of the stream the insertions start from.
+(binary_expression
+  operator: "<<"
+  right: (_) @_manipulator.name
+  (#match? @_manipulator.name "^(std::)?(@FLUSHING_MANIPULATORS@)$")) @manipulator

@@ -54,7 +54,8 @@ class Score:
 
 def _functions(path: Path) -> tuple[Function, ...]:
     try:
-        facts = treesitter.parse(str(path), path.read_bytes(), FrontendOptions(language=language_of(str(path))))
+        source = path.read_bytes()
+        facts = treesitter.parse(str(path), source, FrontendOptions(language=language_of(str(path), source)))
     except (OSError, FrontendError):
         return ()
     return facts.functions
