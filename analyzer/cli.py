@@ -6,6 +6,7 @@
     mmaplint corpus list           the reproducers
     mmaplint rules                 the rules, as a table
     mmaplint explain MML001        one rule's documentation
+    mmaplint models                what calls of functions mmaplint does not analyze do
     mmaplint merge A.sarif B.sarif -o OUT.sarif   join SARIF logs (one per --shard) into one run
 """
 from __future__ import annotations
@@ -18,17 +19,18 @@ import sys
 
 from mmaplint import __version__
 
-from . import baseline, fingerprints, shard
+from . import baseline, fingerprints, models, shard
 from .baseline import BaselineError
 from .changed_lines import DiffError, changed_lines, on_changed_lines
 from .config import FRONTENDS, ConfigError, find_config
 from .engine import Settings, UsageError, analyze, discover, rules_matching, select_rules
 from .formats import FormatContext
 from .merge import MergeError, merge
+from .models import ModelError
 from .registry import PluginError, load_formatters, load_rules
 from .shard import ShardError
 
-COMMANDS = ("check", "rules", "explain", "confirm", "corpus", "merge")
+COMMANDS = ("check", "rules", "explain", "models", "confirm", "corpus", "merge")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -122,6 +124,8 @@ def _settings(args, config) -> Settings:
         config_root=config.root,
         max_file_size=next((size for size in (args.max_file_size, config.max_file_size)
                             if size is not None), Settings.max_file_size),
+        models=config.models,
+        models_source=config.source,
     )
 
 
@@ -284,6 +288,24 @@ def run_explain(argv: list[str]) -> int:
     return EXIT_CLEAN
 
 
+def run_models(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="mmaplint models", description="List the models in force: what "
+                                "calls of functions mmaplint does not analyze do (built-in, plugins', "
+                                "the configuration's).")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    args = p.parse_args(argv)
+    config = find_config()
+    in_force = sorted(models.load(dict(config.models), config.source).values(), key=lambda m: m.name)
+    if args.format == "json":
+        print(json.dumps([{"function": m.name, "call": m.spec, "origin": m.origin} for m in in_force], indent=2))
+        return EXIT_CLEAN
+    width = max((len(m.name) for m in in_force), default=8)
+    spec_width = max((len(m.spec) for m in in_force), default=4)
+    for m in in_force:
+        print(f"{m.name.ljust(width)}  is  {m.spec.ljust(spec_width)}  ({m.origin})")
+    return EXIT_CLEAN
+
+
 def run_confirm_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(
         prog="mmaplint confirm", description="Compile and run rules' reproducers on this machine.",
@@ -344,12 +366,12 @@ def main(argv: list[str] | None = None) -> int:
     command = argv[0] if argv and argv[0] in COMMANDS else "check"
     if argv and argv[0] == command:
         argv = argv[1:]
-    handler = {"check": run_check, "rules": run_rules, "explain": run_explain,
+    handler = {"check": run_check, "rules": run_rules, "explain": run_explain, "models": run_models,
                "confirm": run_confirm_command, "corpus": run_corpus, "merge": run_merge}[command]
     try:
         return handler(argv)
     except (UsageError, ConfigError, PluginError, DiffError, BaselineError, ShardError,
-            MergeError) as exc:
+            MergeError, ModelError) as exc:
         print(f"mmaplint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:

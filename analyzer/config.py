@@ -13,6 +13,11 @@ as with ruff).
     frontend = "auto"                     frontend = auto
     compile-commands = "build"            compile-commands = build
     max-file-size = 4194304               max-file-size = 4194304
+    [tool.mmaplint.models]                models =
+    xfopen = "fopen"                          xfopen: fopen
+    db_sync = "fsync($0)"                     db_sync: fsync($0)
+
+(models.py says what a model is.)
 """
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ class ConfigError(Exception):
 
 FRONTENDS = ("auto", "clang", "tree-sitter", "fast")
 KEYS = {"select", "ignore", "per-file-ignores", "include-dirs", "defines", "frontend",
-        "compile-commands", "max-file-size"}
+        "compile-commands", "max-file-size", "models"}
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class Config:
     frontend: str | None = None
     compile_commands: str | None = None
     max_file_size: int | None = None
+    models: tuple[tuple[str, str], ...] = ()         # (function, what a call of it is)
 
 
 def find_config(start: str | os.PathLike = ".") -> Config:
@@ -82,16 +88,16 @@ def _setup_cfg_section(path: Path) -> dict | None:
     for key in ("select", "ignore", "include-dirs", "defines"):
         if key in section:
             section[key] = _split(section[key])
-    if "per-file-ignores" in section:
-        table = {}
-        for entry in section["per-file-ignores"].splitlines():
-            if entry.strip():
-                pattern, sep, codes = entry.partition(":")
-                if not sep:
-                    raise ConfigError(f"{path}: per-file-ignores entry {entry.strip()!r} lacks "
-                                      "'pattern: codes'")
-                table[pattern.strip()] = _split(codes)
-        section["per-file-ignores"] = table
+    for key, form in (("per-file-ignores", "pattern: codes"), ("models", "function: call")):
+        if key in section:
+            table = {}
+            for entry in section[key].splitlines():
+                if entry.strip():
+                    name, sep, value = entry.partition(":")
+                    if not sep:
+                        raise ConfigError(f"{path}: {key} entry {entry.strip()!r} lacks '{form}'")
+                    table[name.strip()] = _split(value) if key == "per-file-ignores" else value.strip()
+            section[key] = table
     return section
 
 
@@ -128,6 +134,9 @@ def _build(table: dict, source: Path) -> Config:
     database = table.get("compile-commands")
     if database is not None and not isinstance(database, str):
         raise ConfigError(f"{source}: compile-commands must be a path")
+    models = table.get("models", {})
+    if not isinstance(models, dict) or not all(isinstance(v, str) for v in models.values()):
+        raise ConfigError(f"{source}: models must map function names to calls written as strings")
     root = source.parent
     return Config(
         source=str(source), root=str(root),
@@ -140,4 +149,5 @@ def _build(table: dict, source: Path) -> Config:
         frontend=frontend,
         compile_commands=str(root / database) if database is not None else None,
         max_file_size=size,
+        models=tuple(models.items()),
     )

@@ -12,7 +12,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
-from . import suppressions
+from . import models, suppressions
 from .compdb import CompdbError, CompilationDatabase
 from .facts import EVERY_CALL, FileFacts, FrontendError, FrontendOptions, Span
 from .findings import FileError, Finding, Related, Report
@@ -56,6 +56,8 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     config_root: str = "."                      # per-file-ignores patterns are relative to it
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    models: tuple[tuple[str, str], ...] = ()    # the configuration's (models.py)
+    models_source: str | None = None            # the file they came from
 
 
 def rules_matching(available: dict[str, Rule], selector: str) -> list[Rule]:
@@ -271,7 +273,7 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
             parsed.append(result)
             report.analyzed.append(result.path)
             report.frontends[result.path] = result.reason
-    program = Program(parsed, modelled=callees)
+    program = Program(parsed, modelled=callees, models=models.load(dict(settings.models), settings.models_source))
     directives = {f.path: suppressions.parse(f.path, f.comments) for f in parsed}
     late = [r for r in rules if "run" in inspect.signature(r.check).parameters]
     early = [r for r in rules if r not in late]

@@ -15,6 +15,7 @@ from typing import Iterable, Iterator
 from . import constants
 from .expressions import address_base, constant, is_store_through_pointer
 from .iteration import MAX_CALL_DEPTH, Iteration
+from .models import Model, load as load_models
 from .summaries import Summaries
 from .variation import Region, Variation
 from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
@@ -29,18 +30,19 @@ Key = tuple
 UNKNOWN = "?"
 
 
-OPEN_CALLS = {"open": 1, "open64": 1, "openat": 2, "openat64": 2, "shm_open": 1}
-MMAP_CALLS = {"mmap", "mmap64"}
+# (libc's own variants, open64, mmap64, fopen64, ..., are these calls by their built-in models: models.py)
+OPEN_CALLS = {"open": 1, "openat": 2, "shm_open": 1}
+MMAP_CALLS = {"mmap"}
 # Calls that write a file's (or every file's) dirty data back and wait for the device.
 SYNC_CALLS = {"fsync", "fdatasync", "syncfs", "sync", "sync_file_range"}
 # Calls whose result is a descriptor of a regular file; a mapping of a descriptor that comes
 # from anything else (memfd_create, io_uring_setup, socket, shm_open) is not file-backed.
-FILE_OPENERS = {"open", "open64", "openat", "openat64", "creat", "creat64", "dup", "dup2", "dup3",
+FILE_OPENERS = {"open", "openat", "dup", "dup2", "dup3",
                 "fileno", "mkstemp", "mkostemp", "mkstemps", "mkostemps", "fcntl"}
 # Calls whose result is a descriptor of something other than a regular file.
 NON_FILE_DESCRIPTORS = {"memfd_create", "io_uring_setup", "socket", "eventfd", "timerfd_create", "signalfd",
                         "epoll_create", "epoll_create1", "shm_open"}
-STREAM_OPENS = {"fopen": None, "fopen64": None, "fdopen": None, "freopen": 2, "freopen64": 2}
+STREAM_OPENS = {"fopen": None, "fdopen": None, "freopen": 2}
 STORE_CALLS = {"memset": 0, "memcpy": 0, "memmove": 0, "strcpy": 0, "strncpy": 0, "bcopy": 1}
 
 
@@ -95,10 +97,13 @@ class Store:
 
 
 class Program(Iteration):
-    def __init__(self, files: Iterable[FileFacts], modelled: frozenset[str] = frozenset()):
-        """modelled: the C library calls the rules read (their CALLEES)."""
+    def __init__(self, files: Iterable[FileFacts], modelled: frozenset[str] = frozenset(),
+                 models: dict[str, Model] | None = None):
+        """modelled: the C library calls the rules read (their CALLEES); models: what calls of
+        functions the program does not define do (models.py; by default the built-in set)."""
         self.files = {f.path: f for f in files}
         self.modelled = modelled
+        self.models = load_models({}, None) if models is None else models
         self._functions: dict[str, list[tuple[str, Function]]] = defaultdict(list)
         self._calls_by_callee: dict[str, list[Call]] = defaultdict(list)
         self._calls_in: dict[tuple[str, str | None], list[Call]] = defaultdict(list)
@@ -148,6 +153,11 @@ class Program(Iteration):
     @cached_property
     def summaries(self) -> Summaries:
         return Summaries(self, MAX_CALL_DEPTH)
+
+    @property
+    def defined_names(self) -> dict[str, list[tuple[str, Function]]]:
+        """The program's function definitions by unqualified name."""
+        return self._functions
 
     def locals_of(self, path: str, function: str | None) -> frozenset[str]:
         """A function's parameters and local variables."""

@@ -29,6 +29,7 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from .models import by_callee
 from .facts import CALL, COND, IDENTIFIER, MEMBER, UNARY, Call, Expr, Function, Return, Scoped, strip
 
 if TYPE_CHECKING:
@@ -51,8 +52,8 @@ class Summaries:
 
     def _propagate(self, callee: str, deep: bool) -> list[Call]:
         program = self.program
-        queue: deque[tuple[Call, bool]] = deque((call, True) for call in program.written_calls(callee))
-        found: list[Call] = []
+        found: list[Call] = self._modelled(callee)
+        queue: deque[tuple[Call, bool]] = deque((call, True) for call in (*program.written_calls(callee), *found))
         seen: set = set()
         while queue:
             effect, value = queue.popleft()
@@ -77,6 +78,22 @@ class Summaries:
                 found.append(instance)
                 queue.append((instance, returned))
         return found
+
+    def _modelled(self, callee: str) -> list[Call]:
+        """The calls of functions the program does not define whose model says they are calls
+        of `callee`, each as that call (the call itself is the operation: via holds it)."""
+        found = []
+        for model in self._models_of.get(callee, ()):
+            if model.name in self.program.defined_names:
+                continue    # the program's own definition, and its summary, say what it does
+            for call in self.program.written_calls(model.name):
+                found.append(replace(call, callee=callee, args=model.arguments(call.args), macro=None,
+                                     via_field=False, target=None, via=(call,)))
+        return found
+
+    @cached_property
+    def _models_of(self) -> dict[str, list]:
+        return by_callee(self.program.models)
 
     def _instance(self, effect: Call, site: Call, path: str, fn: Function, returned: bool) -> Call:
         """The effect of a call of `fn`, as the call `site` makes it."""

@@ -44,7 +44,7 @@ NAME = "dsync-with-mmap"
 SEVERITY = "warning"
 SUMMARY = "descriptor opened with O_DSYNC/O_SYNC is mapped MAP_SHARED writable"
 HELP = "drop O_DSYNC and msync(MS_SYNC) the mapped range at commit points"
-CALLEES = {"mmap", "mmap64", "open", "open64", "openat", "openat64", "shm_open", "fcntl"}
+CALLEES = {"mmap", "open", "openat", "shm_open", "fcntl"}
 REPRODUCER = "corpus/dsync_mmap"
 
 

@@ -55,11 +55,10 @@ FAMILIES = (constants.OPEN_FLAGS, constants.MSYNC_FLAGS, constants.MAP_FLAGS,
 FLAG_NAMES = frozenset().union(*FAMILIES)
 # calls -> {index of a flags argument: its family}
 FLAG_ARGUMENTS = {
-    "open": {1: constants.OPEN_FLAGS}, "open64": {1: constants.OPEN_FLAGS},
-    "openat": {2: constants.OPEN_FLAGS}, "openat64": {2: constants.OPEN_FLAGS},
+    "open": {1: constants.OPEN_FLAGS},
+    "openat": {2: constants.OPEN_FLAGS},
     "shm_open": {1: constants.OPEN_FLAGS},
     "mmap": {2: constants.PROT_FLAGS, 3: constants.MAP_FLAGS},
-    "mmap64": {2: constants.PROT_FLAGS, 3: constants.MAP_FLAGS},
     "mprotect": {2: constants.PROT_FLAGS},
     "msync": {2: constants.MSYNC_FLAGS},
     "madvise": {2: constants.MADV_FLAGS}, "posix_madvise": {2: constants.MADV_FLAGS},

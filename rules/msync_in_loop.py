@@ -56,7 +56,7 @@ NAME = "msync-in-loop"
 SEVERITY = "warning"
 SUMMARY = "msync(MS_SYNC) executed on every iteration of a loop"
 HELP = "msync once over the whole changed range after the loop (or once per batch/commit)"
-CALLEES = {"msync", "mmap", "mmap64"}
+CALLEES = {"msync", "mmap"}
 REPRODUCER = "corpus/msync_per_page"
 
 

@@ -70,7 +70,7 @@ SUMMARY = "stores at scattered offsets into a writable MAP_SHARED file mapping i
 HELP = ("keep hot scattered data in anonymous memory and write it back sequentially, "
         "or sort the updates by offset")
 # every call's arguments: offsets are followed into the program's functions (a seek's parameter)
-CALLEES = {"mmap", "mmap64", "memset", "memcpy", "memmove", "strcpy", "strncpy", "bcopy", EVERY_CALL}
+CALLEES = {"mmap", "memset", "memcpy", "memmove", "strcpy", "strncpy", "bcopy", EVERY_CALL}
 REPRODUCER = "corpus/scattered_shared_writes"
 BLOCK_WRITES = {"memcpy", "memmove", "memset"}     # handed a page's size, they write it whole
 

@@ -66,12 +66,12 @@ NAME = "sparse-extend-then-map"
 SEVERITY = "warning"
 SUMMARY = "file grown sparsely (ftruncate, or lseek + 1-byte write), then mapped MAP_SHARED and written"
 HELP = "posix_fallocate the new range before mapping it (and grow in large steps)"
-TRUNCATES = {"ftruncate", "ftruncate64"}
-SEEKS = {"lseek", "lseek64"}
+TRUNCATES = {"ftruncate"}
+SEEKS = {"lseek"}
 # write calls -> (index of the byte count, index of the offset or None)
-WRITES = {"write": (2, None), "pwrite": (2, 3), "pwrite64": (2, 3), "writev": (None, None),
+WRITES = {"write": (2, None), "pwrite": (2, 3), "writev": (None, None),
           "pwritev": (None, 3), "pwritev2": (None, 3)}
-PREALLOCATES = {"posix_fallocate", "posix_fallocate64", "fallocate", "fallocate64"}
+PREALLOCATES = {"posix_fallocate", "fallocate"}
 # synchronisation objects shared between processes live in a lock table, not in data
 LOCK_INITS = {"pthread_mutex_init", "pthread_rwlock_init", "pthread_cond_init", "pthread_spin_init",
               "pthread_barrier_init", "sem_init"}

@@ -86,15 +86,13 @@ SUMMARY = "fflush every loop iteration, or per-iteration writes to an unbuffered
 HELP = "let the stream buffer and flush once after the loop (or once per batch)"
 # stdio write calls -> index of their stream argument
 WRITES = {"fprintf": 0, "vfprintf": 0, "fwprintf": 0, "fputs": 1, "fputc": 1, "putc": 1,
-          "fwrite": 3, "fputws": 1, "fputwc": 1, "putwc": 1, "fputs_unlocked": 1,
-          "fputc_unlocked": 1, "putc_unlocked": 1, "fwrite_unlocked": 3}
+          "fwrite": 3, "fputws": 1, "fputwc": 1, "putwc": 1}
 # reads -> index of their stream or descriptor argument (None: they read stdin)
 READS = {"fgets": 2, "getline": 2, "getdelim": 3, "fgetc": 0, "getc": 0, "fscanf": 0, "fread": 3,
          "read": 0, "getchar": None, "scanf": None, "gets": None}
 # every call's arguments: a function of the program handed the stream between the flush and
 # the fclose writes it again (first_use must see it whichever rules run)
-CALLEES = {"fflush", "fclose", "setvbuf", "setbuf", "std::endl", "std::flush", "flush",
-           EVERY_CALL} | set(WRITES) | set(READS)
+CALLEES = {"fflush", "fclose", "setvbuf", "setbuf", EVERY_CALL} | set(WRITES) | set(READS)
 RAW_MODE = ("tcsetattr", "cfmakeraw")     # a terminal's mode set: the program reads a terminal
 ERROR_WORDS = {"error", "err", "fatal", "warn", "warning"}
 STANDARD_STREAMS = {"stdout", "stderr", "stdin"}
@@ -155,7 +153,7 @@ def check(program: Program):
 def _flushes(program: Program):
     """The calls that flush a stream: fflush, a flushing manipulator inserted into a C++
     stream (`<< std::endl`, `<< std::flush`), and a C++ output stream's flush() method."""
-    yield from program.calls("fflush", "fflush_unlocked", "std::endl", "std::flush")
+    yield from program.calls("fflush", "std::endl", "std::flush")
     for call in program.calls("flush"):
         if call.operation.via_field and (call.operation.field_of in STREAM_CLASSES
                                          or (call.operation.target or "").startswith("std::")):

@@ -72,11 +72,11 @@ SEVERITY = "warning"
 SUMMARY = "fsync/fdatasync/sync (or a write to an O_SYNC/O_DSYNC descriptor) on every loop iteration"
 HELP = "batch the records and sync once per batch (group commit)"
 # writes -> index of their byte count (None: an iovec count)
-WRITES = {"write": 2, "pwrite": 2, "pwrite64": 2, "writev": None, "pwritev": None, "pwritev2": None}
+WRITES = {"write": 2, "pwrite": 2, "writev": None, "pwritev": None, "pwritev2": None}
 WAITS = {"SYNC_FILE_RANGE_WAIT_BEFORE", "SYNC_FILE_RANGE_WAIT_AFTER"}
 # Calls that may share a retry loop with the call retried (errno is one in clang's view).
 RETRY_COMPANIONS = {"__errno_location", "__errno", "__error", "fileno"}
-CALLEES = SYNC_CALLS | set(WRITES) | {"fileno", "open", "open64", "openat", "openat64", "fcntl"}
+CALLEES = SYNC_CALLS | set(WRITES) | {"fileno", "open", "openat", "fcntl"}
 REPRODUCER = "corpus/fsync_per_record"
 
 

@@ -114,3 +114,23 @@ def test_a_duplicate_rule_id_is_a_clear_error(site: dict, tmp_path: Path):
     assert done.returncode == 2
     assert done.stderr == ("mmaplint: error: duplicate rule id EXA001: from conflicting-pack and "
                            "from mmaplint-example-pack\n")
+
+
+G_FSYNC_LOOP = """\
+#include <glib/gstdio.h>
+
+void store_all(int fd, int n) {
+    for (int i = 0; i < n; i++)
+        g_fsync(fd);
+}
+"""
+
+
+def test_a_plugin_ships_models(site: dict, tmp_path: Path):
+    (tmp_path / "store.c").write_text(G_FSYNC_LOOP)
+    done = mmaplint("check", "--frontend", "tree-sitter", "store.c", cwd=tmp_path, env=site)
+    assert done.returncode == 1, done.stderr
+    assert "store.c:5:9: MML009 [sync-per-iteration] fsync() runs on every iteration" in done.stdout
+    listed = mmaplint("models", cwd=tmp_path, env=site).stdout
+    assert any(line.split()[:3] == ["g_fsync", "is", "fsync($0)"] and line.endswith("(mmaplint-example-pack)")
+               for line in listed.splitlines()), listed
