@@ -55,3 +55,15 @@ def decode(value: int, family: dict[str, int]) -> set[str]:
     if family is OPEN_FLAGS and value & 0o3 == 0:
         names.add("O_RDONLY")
     return names
+
+# C library functions that portability layers define for platforms that lack them (a compat
+# directory's vsnprintf, getline, strndup): on Linux the library's own run, not the program's.
+LIBC_FUNCTIONS = frozenset({
+    "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsprintf", "vsnprintf", "asprintf",
+    "vasprintf", "dprintf", "vdprintf", "getline", "getdelim", "strdup", "strndup", "strnlen", "strlcpy",
+    "strlcat", "strsep", "strcasestr", "strchrnul", "memmem", "memrchr", "mempcpy", "stpcpy", "setenv",
+    "unsetenv", "mkstemp", "mkostemp", "mkdtemp", "pread", "pwrite", "readv", "writev", "fsync",
+    "fdatasync", "fallocate", "posix_fallocate", "realpath", "basename", "dirname", "getopt",
+    "getopt_long", "qsort", "timegm", "scandir", "alphasort", "fnmatch", "fmemopen", "open_memstream",
+    "err", "errx", "warn", "warnx", "verr", "verrx", "vwarn", "vwarnx", "reallocarray", "explicit_bzero",
+})

@@ -66,8 +66,11 @@ ALGORITHMS = frozenset({
     "replace_if", "partition", "stable_partition", "accumulate", "reduce", "transform_reduce",
 })
 # C++ stream manipulators that flush the stream they are inserted into (`out << std::endl`);
-# a frontend records each insertion as a call of "std::endl" or "std::flush" with the stream.
+# a frontend records each insertion as a call of "std::endl" or "std::flush" with the stream,
+# and a flush() method of an output stream of these classes as a call of "std::flush".
 FLUSHING_MANIPULATORS = frozenset({"endl", "flush"})
+STREAM_CLASSES = frozenset({"ostream", "ofstream", "fstream", "iostream", "basic_ostream", "basic_ofstream",
+                            "basic_fstream", "basic_iostream"})
 
 
 # Line editors that print a prompt and wait for a person to type a line: a loop that makes one
@@ -276,6 +279,20 @@ def trace_switch(condition: Expr) -> bool:
     """Whether a condition switches on diagnostic output: it names a debug, verbosity or trace
     setting, other than under a `!`."""
     return any(_is_trace_name(name) for name in _positive_names(condition))
+
+
+def trace_off(condition: Expr) -> bool:
+    """Whether a condition holds while a trace is off (`!verbose`, `!(detached && dbg_output)`,
+    `debug == 0`): code after `if (...) return;` on it runs only while tracing."""
+    condition = strip(condition)
+    if condition is None:
+        return False
+    if condition.kind == UNARY and condition.op == "!" and condition.children:
+        return trace_switch(condition.children[0])
+    if condition.kind == BINARY and condition.op == "==" and len(condition.children) == 2 \
+            and condition.children[1].value == 0:
+        return trace_switch(condition.children[0])
+    return False
 
 
 def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]) -> list[Expr]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from functools import cached_property
 from typing import Callable
 
-from . import frequency
+from . import constants, frequency
 from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STRING, SUBSCRIPT, UNARY, Assignment,
                     Call, Expr, Function, Guard, Loop, Span, strip)
 from .findings import Related
@@ -92,9 +92,10 @@ class Iteration:
         through one: of the field's struct when the frontend knows it, by the field's name
         only when it does not (calls.typed tells which)."""
         defined = self._functions.get(call.callee, [])
-        if call.callee in self.modelled:
-            # A free function of the program named like a C library call the rules read is a
-            # shim for another platform (fio's fdatasync for Windows): on Linux the library's runs.
+        if call.callee in self.modelled or call.callee in constants.LIBC_FUNCTIONS:
+            # A free function of the program named like a C library function is a shim for
+            # another platform (fio's fdatasync for Windows, dpkg's compat vsnprintf): on Linux
+            # the library's runs.
             defined = [d for d in defined if d[1].qualified != call.callee]
         if call.target is not None:     # the frontend knew which one (clang: C++ overloads, methods)
             owner = _owner(call.target)
@@ -589,6 +590,8 @@ class Iteration:
             return expr
         key = self.key(array(subject), path, function) if subject is not None else None
         for loop, calls in self._loops_before(call):
+            if not self.repeats_work(loop.span.path, loop.id):
+                continue    # a handful of passes is no batch
             if key is None:
                 return True
             # only the rule's own writes: other library calls' arguments are recorded only
@@ -653,9 +656,17 @@ class Iteration:
 
     def traced(self, call: Call, hot: "HotPath") -> bool:
         """Whether the call, or a call on the way to it from the loop, runs only while a debug,
-        verbosity or trace setting is on (`if (verbose)`, `#ifdef SQLITE_DEBUG`)."""
-        return any(frequency.trace_switch(guard.condition)
-                   for step in (*hot.chain, call.operation) for guard in self.guards_of(step.span, step.function))
+        verbosity or trace setting is on (`if (verbose)`, `#ifdef SQLITE_DEBUG`), or after its
+        function returned early unless it is (`if (!debug) return;`)."""
+        for step in (*hot.chain, call.operation):
+            guards = self.guards_of(step.span, step.function)
+            if any(frequency.trace_switch(guard.condition) for guard in guards):
+                return True
+            if any(guard.leaves and guard.span < step.span and not guard.span.contains(step.span)
+                   and frequency.trace_off(guard.condition)
+                   for guard in self._guards.get((step.span.path, step.function), ())):
+                return True
+        return False
 
     def ends_process(self, path: str, function: str | None) -> bool:
         """Whether a function ends the process whenever it runs: an exit() or abort() outside
@@ -746,9 +757,10 @@ class Iteration:
 
     def depth(self, chain: tuple[Call, ...]) -> int:
         """How deep a call chain reaches: its calls, less those a wrapper makes."""
-        return sum(1 for call in chain if not self._forwards(call.span.path, call.function))
+        return sum(1 for call in chain if not self.forwards(call.span.path, call.function))
 
-    def _forwards(self, path: str, function: str | None) -> bool:
+    def forwards(self, path: str, function: str | None) -> bool:
+        """Whether a function is a wrapper: its body only hands its work to another's call."""
         fn = self.function_at(path, function)
         return fn is not None and fn.forwards
 
@@ -881,11 +893,19 @@ class Iteration:
             return None
         for deeper in call.via[1:]:
             if self._in_own_loop(deeper, skip) or self.ends_process(deeper.span.path, deeper.function) \
-                    or self._on_way_out(deeper) or (every_iteration and self.batched(deeper)):
+                    or self._on_way_out(deeper) or self._gives_up(deeper) or (every_iteration and self.batched(deeper)):
                 return None
         if any(self.runs_once(c, loop) for c in (*chain, operation)):
             return None
         return HotPath(loop, chain, operation if chain else None)
+
+    def _gives_up(self, call: Call) -> bool:
+        """Whether a call of a function the loop runs is on that function's way out: in a branch
+        that returns, jumps away or ends the process (`if (err) { report(); return -1; }`), the
+        path an error takes, not the one each call takes; not the value such a branch returns
+        (`if (ops->sync) return ops->sync(f);` dispatches)."""
+        return any(guard.leaves and not guard.preprocessor for guard in self.guards_of(call.span, call.function)) \
+            and not any(r.span.contains(call.span) for r in self.summaries.returns_in(call.span.path, call.function))
 
     def _in_own_loop(self, call: Call, skip: Callable[[Call, int], bool]) -> bool:
         """Whether a call sits in a loop of its own function that does not run a handful of times."""

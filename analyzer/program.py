@@ -258,8 +258,15 @@ class Program(Iteration):
         return result
 
     def opens_of(self, descriptor: Expr | None, path: str, function: str | None) -> list[Open]:
-        key = self.key(descriptor, path, function)
-        return [o for o in self.opens if key is not None and o.descriptor == key]
+        return self._opens_by_descriptor.get(self.key(descriptor, path, function), [])
+
+    @cached_property
+    def _opens_by_descriptor(self) -> dict[Key, list[Open]]:
+        found: dict[Key, list[Open]] = defaultdict(list)
+        for o in self.opens:
+            if o.descriptor is not None:
+                found[o.descriptor].append(o)
+        return found
 
     def synchronous_opens(self, descriptor: Expr | None, path: str, function: str | None) -> list[Open]:
         """The opens (and fcntl F_SETFL) that give the descriptor O_DSYNC or O_SYNC."""

@@ -30,7 +30,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .models import by_callee
-from .facts import CALL, COND, IDENTIFIER, MEMBER, UNARY, Call, Expr, Function, Return, Scoped, strip
+from .facts import CALL, COND, IDENTIFIER, MEMBER, UNARY, Call, Expr, Function, Return, Scoped, Span, strip
 
 if TYPE_CHECKING:
     from .program import Program
@@ -51,12 +51,17 @@ class Summaries:
         return found
 
     def _propagate(self, callee: str, deep: bool) -> list[Call]:
+        """Breadth first from the calls as written, so that the first instance at a call site
+        has the shortest chain; one instance per call site and operation (a site reaching an
+        operation along two paths is one place to batch)."""
         program = self.program
         found: list[Call] = self._modelled(callee)
-        queue: deque[tuple[Call, bool]] = deque((call, True) for call in (*program.written_calls(callee), *found))
-        seen: set = set()
+        # (effect, whether its result is the value of the call it is made at, its chain's depth)
+        queue: deque[tuple[Call, bool, int]] = deque(
+            (call, True, 0) for call in (*program.written_calls(callee), *found))
+        seen: set[tuple[Span, Span]] = set()
         while queue:
-            effect, value = queue.popleft()
+            effect, value, depth = queue.popleft()
             site = effect.via[0] if effect.via else effect
             home = (site.span.path, site.function)
             fn = program.function_at(*home)
@@ -64,19 +69,19 @@ class Summaries:
                 continue
             returned = value and self._returns(home, site)
             carried = returned or self._depends(effect, fn)
+            operation = effect.operation
             on_the_way = {(c.span.path, c.function) for c in effect.via or (effect,)}
             for caller in program.callers_of(*home):
                 if caller.function is None or (caller.span.path, caller.function) in on_the_way:
                     continue    # a file-scope initialiser, or recursion
-                instance = self._instance(effect, caller, home[0], fn, returned)
-                if not (deep or carried or program.depth(instance.via[:-1]) <= self.max_depth):
-                    continue
-                identity = (caller.span, instance.via[-1].span, instance.args, instance.result)
-                if identity in seen:
+                deeper = depth + (not program.forwards(caller.span.path, caller.function))
+                identity = (caller.span, operation.span)
+                if identity in seen or not (deep or carried or deeper <= self.max_depth):
                     continue
                 seen.add(identity)
+                instance = self._instance(effect, caller, home[0], fn, returned)
                 found.append(instance)
-                queue.append((instance, returned))
+                queue.append((instance, returned, deeper))
         return found
 
     def _modelled(self, callee: str) -> list[Call]:
@@ -126,6 +131,10 @@ class Summaries:
         parts = (*(effect.args or ()), effect.receiver, effect.result)
         return any(node.kind == IDENTIFIER and node.op in params and not isinstance(node, Scoped)
                    for part in parts if part is not None for node in _own_nodes(part))
+
+    def returns_in(self, path: str, function: str | None) -> list[Return]:
+        """A function's return statements that hand back a value."""
+        return self._returns_in.get((path, function), [])
 
     @cached_property
     def _returns_in(self) -> dict[tuple[str, str], list[Return]]:

@@ -108,13 +108,29 @@ class Variation:
                    if self._runs(a) or (a.span.path, a.function) == home]
         passed = self._arguments(key)
         if not in_loop and not passed:
-            return INVARIANT
+            return SCATTERED if self._handed_out(key) else INVARIANT
         self.visiting.add(key)
         try:
             return max([self._at(a.span.path, a.function)._update(a) for a in in_loop]
                        + [self._at(call.span.path, call.function).of(arg) for call, arg in passed])
         finally:
             self.visiting.discard(key)
+
+    def _handed_out(self, key: Key) -> bool:
+        """Whether a local variable's address is handed to a call each iteration makes
+        (`asprintf(&file, "%s/%s", dir, name)`): the call writes it, a new value each time."""
+        if key[0] != "local":
+            return False
+        for call in self.program.calls_in(key[1], key[2]):
+            if not (self._inside(call.span) if self.region is None else self.region.runs(
+                    call.span.path, call.function, call.loops)):
+                continue
+            for arg in call.args or ():
+                arg = strip(arg)
+                if arg is not None and arg.kind == UNARY and arg.op == "&" and arg.children \
+                        and self.program.key(arg.children[0], call.span.path, call.function) == key:
+                    return True
+        return False
 
     def _runs(self, a: Assignment) -> bool:
         """Whether an assignment runs in the iterations asked about."""

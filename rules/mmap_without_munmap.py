@@ -92,7 +92,7 @@ def check(program: Program):
     untraced = [u for u, key in unmaps if key is None or key not in traced]
     unmapped = {key for _, key in unmaps}
     inserted = {_holder(program, arg, c.span.path, c.function)
-                for c in program.calls(*INSERTS) for arg in c.args or ()}
+                for c in program.written_calls(*INSERTS) for arg in c.args or ()}
     escaped = inserted | _returned(program)
     for mapping in mappings:
         held = holders[mapping.call]

@@ -208,7 +208,7 @@ def _same_path(program: Program, call) -> bool:
     variable = program.key(path, call.span.path, call.function)
     if any(w.function == call.function and w.loops[:1] == call.loops[:1]
            and program.key(w.arg(0), w.span.path, w.function) == variable
-           for w in program.calls(*PATH_WRITERS)):
+           for w in program.written_calls(*PATH_WRITERS)):
         return False
     # so may one with a pointer into it (`tail = path + n`, `&path[n]`): a template filled in
     return not any(a.function == call.function and _points_into(program, a.value, variable, call)

@@ -73,7 +73,7 @@ reader must see progress. If each record must reach stable storage, buffer a
 batch and `fflush()` + `fdatasync(fileno(f))` per batch.
 """
 from mmaplint.analyzer.constants import STDIO_MODES
-from mmaplint.analyzer.facts import EVERY_CALL, INT, IDENTIFIER, strip
+from mmaplint.analyzer.facts import EVERY_CALL, INT, IDENTIFIER, Expr, strip
 from mmaplint.analyzer.frequency import name_words
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import SYNC_CALLS, Program
@@ -87,6 +87,9 @@ HELP = "let the stream buffer and flush once after the loop (or once per batch)"
 # stdio write calls -> index of their stream argument
 WRITES = {"fprintf": 0, "vfprintf": 0, "fwprintf": 0, "fputs": 1, "fputc": 1, "putc": 1,
           "fwrite": 3, "fputws": 1, "fputwc": 1, "putwc": 1}
+# stdio write calls that write the standard output
+STDOUT_WRITES = {"printf", "vprintf", "puts", "putchar", "putchar_unlocked"}
+STDOUT = Expr(IDENTIFIER, "stdout", "stdout")
 # reads -> index of their stream or descriptor argument (None: they read stdin)
 READS = {"fgets": 2, "getline": 2, "getdelim": 3, "fgetc": 0, "getc": 0, "fscanf": 0, "fread": 3,
          "read": 0, "getchar": None, "scanf": None, "gets": None}
@@ -97,21 +100,19 @@ RAW_MODE = ("tcsetattr", "cfmakeraw")     # a terminal's mode set: the program r
 ERROR_WORDS = {"error", "err", "fatal", "warn", "warning"}
 STANDARD_STREAMS = {"stdout", "stderr", "stdin"}
 UNBUFFERED = {"stderr", "std::cerr", "cerr"}    # unbuffered by the C and C++ standards
-# C++ output stream classes whose flush() is a write() of what they buffered
-STREAM_CLASSES = {"ostream", "ofstream", "fstream", "iostream", "basic_ostream", "basic_ofstream",
-                  "basic_fstream", "basic_iostream"}
 REPRODUCER = "corpus/fflush_per_record"
 
 
 def check(program: Program):
+    syncing = _syncing_loops(program)
     for call in _flushes(program):
         op = call.operation
         hot = program.call_per_iteration(call)
         if hot is None or _closes_next(program, op):
             continue
         stream = _flushed(call)
-        if hot.chain and program.after_own_loop(op):
-            continue    # a helper that writes its batch in a loop, then flushes it once
+        if any(program.after_own_loop(step) for step in call.via[1:]):
+            continue    # a function on the way works through a batch in a loop, then flushes once
         if stream in UNBUFFERED and not _buffered(program, call):
             continue    # unbuffered already: the flush is a no-op
         if program.traced(call, hot):
@@ -126,18 +127,18 @@ def check(program: Program):
             continue    # each iteration works through a batch in an inner loop: once per batch
         if program.steps_by_chunks(hot.loop):
             continue    # each iteration works through a chunk of 1 MiB or more: once per chunk
-        if _syncs_per_iteration(program, hot.loop):
+        if (hot.loop.span.path, hot.loop.id) in syncing:
             continue    # each iteration syncs a file: the flush's write() is noise beside it
         if _runs_commands(program, hot.loop):
             continue    # each iteration runs a command line: the flush is its reply
-        spelled = {"std::endl": f"std::endl on {stream}", "std::flush": f"std::flush on {stream}",
-                   "flush": f"{stream}.flush()"}.get(call.callee, f"{call.callee}({stream})")
+        spelled = {"std::endl": f"std::endl on {stream}", "std::flush": f"a flush of {stream}"}.get(
+            call.callee, f"{call.callee}({stream})")
         yield Hit(call.span,
                   f"{spelled} runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related(), operation=hot.operation_span)
     unbuffered = _unbuffered_streams(program)
-    for call in program.calls(*WRITES):
-        stream = _stream(program, call.arg(WRITES[call.callee]), call)
+    for call in program.calls(*WRITES, *STDOUT_WRITES):
+        stream = _stream(program, call.arg(WRITES[call.callee]) if call.callee in WRITES else STDOUT, call)
         if stream not in unbuffered:
             continue
         hot = program.call_per_iteration(call)
@@ -151,19 +152,14 @@ def check(program: Program):
 
 
 def _flushes(program: Program):
-    """The calls that flush a stream: fflush, a flushing manipulator inserted into a C++
-    stream (`<< std::endl`, `<< std::flush`), and a C++ output stream's flush() method."""
-    yield from program.calls("fflush", "std::endl", "std::flush")
-    for call in program.calls("flush"):
-        if call.operation.via_field and (call.operation.field_of in STREAM_CLASSES
-                                         or (call.operation.target or "").startswith("std::")):
-            yield call
+    """The calls that flush a stream: fflush, and a C++ stream's flush (the frontends record
+    `<< std::endl`, `<< std::flush` and an output stream's flush() with the stream)."""
+    return program.calls("fflush", "std::endl", "std::flush")
 
 
 def _flushed(call) -> str:
     """The text of the stream a flush flushes."""
-    stream = call.receiver if call.callee == "flush" else call.arg(0)
-    return stream.text if stream is not None else "the stream"
+    return call.arg(0).text if call.arg(0) is not None else "the stream"
 
 
 def _prompts(program: Program, flush) -> bool:
@@ -172,7 +168,7 @@ def _prompts(program: Program, flush) -> bool:
     reading stdin in a while loop's condition reads before its flush, and stays reported."""
     return any(read.function == flush.function and read.span.path == flush.span.path
                and flush.span < read.span and read.loops[:len(flush.loops)] == flush.loops
-               and _reads_stdin(program, read) for read in program.calls(*READS))
+               and _reads_stdin(program, read) for read in program.written_calls(*READS))
 
 
 def _reads_stdin(program: Program, read) -> bool:
@@ -191,7 +187,7 @@ def _reads_raw_terminal(program: Program, loop) -> bool:
     path, function = loop.span.path, loop.function
     if not any(read.callee in READS and _reads_stdin(program, read) for read in program.calls_inside(loop)):
         return False
-    setters = {(c.span.path, c.function) for c in program.calls(*RAW_MODE)}
+    setters = {(c.span.path, c.function) for c in program.written_calls(*RAW_MODE)}
     return any(c.callee in RAW_MODE or any((where, fn.qualified) in setters for where, fn in program.resolve(c))
                for c in program.calls_in(path, function) if c.span < loop.span and not c.loops)
 
@@ -231,16 +227,13 @@ def _loads_a_stream(program: Program, loop, place) -> bool:
     return False
 
 
-def _syncs_per_iteration(program: Program, loop) -> bool:
-    """Whether the loop's iteration syncs a file (fsync, fdatasync, ...): in the loop's body,
-    or outside any loop in a function of the program the body calls (redis-cli's getRDB saves
-    a node's snapshot, then fsyncs it); not a sync the loop makes only every N iterations."""
-    def syncs(path, function) -> bool:
-        return any(c.callee in SYNC_CALLS and not c.loops and not program.batched(c)
-                   for c in program.calls_in(path, function))
-    return any(c.loops and c.loops[-1] == loop.id and not program.batched(c) and not program.leaves_loop(c)
-               and (c.callee in SYNC_CALLS or any(syncs(where, fn.qualified) for where, fn in program.resolve(c)))
-               for c in program.calls_in(loop.span.path, loop.function))
+def _syncing_loops(program: Program) -> set[tuple[str, int]]:
+    """The loops whose every iteration syncs a file (fsync, fdatasync, ...: in the loop's body,
+    or in a function of the program the body calls, as "per iteration" follows calls; not a
+    sync made only every N iterations): redis-cli's getRDB saves a node's snapshot, then
+    fsyncs it."""
+    return {(hot.loop.span.path, hot.loop.id) for call in program.calls(*SYNC_CALLS)
+            if (hot := program.call_per_iteration(call)) is not None}
 
 
 def _runs_commands(program: Program, loop) -> bool:

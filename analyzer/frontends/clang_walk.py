@@ -18,7 +18,8 @@ from clang.cindex import Cursor, CursorKind, TranslationUnit
 
 from ..facts import (EVERY_CALL, ClassBases, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span)
-from ..frequency import ALGORITHMS, FLUSHING_MANIPULATORS, PROCESS_ENDS, bounds_check, may_bound, may_matter
+from ..frequency import (ALGORITHMS, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
+                         may_bound, may_matter, trace_off)
 from . import clang_native as native
 from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
 
@@ -224,6 +225,12 @@ class FactWalker:
         if target is not None and target.startswith("std::") and shape.callee in ALGORITHMS and shape.arguments:
             self._algorithm(shape.callee, shape.arguments[-1])
         start, end = self._file.extent(cursor)
+        if shape.callee == "flush" and shape.receiver is not None and target is not None \
+                and target.split("::")[0] == "std" and target.split("::")[-2] in STREAM_CLASSES:
+            # out.flush() is out << std::flush
+            self.calls.append(Call(callee="std::flush", span=self._span_of(start, end), function=self._function,
+                                   loops=self._loops_at(start[2]), args=(self.exprs.build(shape.receiver),)))
+            return native.RECURSE
         macro = self._macro_of(shape)
         wanted = shape.callee in self._wanted or (macro is not None and macro in self._wanted) \
             or EVERY_CALL in self._wanted
@@ -371,13 +378,13 @@ class FactWalker:
                 last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(statement)) or (
                 last[0]._kind_id == _K.CALL_EXPR.value and native.spelling(last[0]) in PROCESS_ENDS))
             text = self.exprs.cursor_text(condition)
-            if not has_call and not (leaves and may_bound(text)):
+            if not has_call and not (leaves and (may_bound(text) or may_matter(text))):
                 continue
             # an if of a macro body sits at the invocation, whose text says nothing of the condition
             expanded = self._span(condition) == span
             built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded
                      else Expr(OTHER, text))
-            if has_call or bounds_check(built):
+            if has_call or bounds_check(built) or trace_off(built):
                 self.guards.append(Guard(built, span, self._function, leaves=leaves))
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:

@@ -16,7 +16,8 @@ from tree_sitter import Node
 
 from ..facts import (BINARY, EVERY_CALL, ClassBases, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry)
-from ..frequency import PROCESS_ENDS, bounds_check, may_bound, may_matter, relevant_guards, trace_switch
+from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, relevant_guards,
+                         trace_off, trace_switch)
 from .ts_expr import Bindings, Converter, MacroConverter
 from .ts_grammar import Grammar, grammar
 from .ts_macros import Macros
@@ -327,6 +328,10 @@ class _FileReader:
             receiver = fn.child_by_field_name("argument") if fn.type == "field_expression" else None
             # a macro body's names are the invocation's to give: no declared type there
             field_of = self.types.of(receiver, node.start_byte) if via_field and frame.anchor is None else None
+            if callee == "flush" and field_of in STREAM_CLASSES:     # out.flush() is out << std::flush
+                self.pending_calls.append((key, "std::flush", span, function, loops, (frame.conv.expr(receiver),),
+                                           None, frame.macro, False, None, None))
+                continue
             self.pending_calls.append((key, callee, span, function, loops, args, result,
                                        frame.macro, via_field,
                                        frame.conv.expr(receiver) if receiver is not None else None, field_of))
@@ -509,7 +514,8 @@ class _FileReader:
                 spelled = conv.text(condition)
                 guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, spelled),
                                     self.span(body), self.function_at(node.start_byte), leaves=_leaves(body)))
-            elif _leaves(body) and may_bound(conv.text(condition)) and bounds_check(built := conv.expr(condition)):
+            elif _leaves(body) and (may_bound(spelled := conv.text(condition)) or may_matter(spelled)) \
+                    and (bounds_check(built := conv.expr(condition)) or trace_off(built)):
                 guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True))
         return guards + self.macro_guards
 

@@ -10,6 +10,8 @@ from tree_sitter import Node
 
 from .ts_names import Nest, declared_name, function_declarator, text
 
+# The C++ library's own output streams, declared in headers the file does not hold.
+STANDARD_STREAMS = {"std::cout": "ostream", "std::cerr": "ostream", "std::clog": "ostream"}
 # Type nodes that name a struct, union, class or typedef, by the child holding the name.
 _NAMED_TYPES = {"struct_specifier": "name", "union_specifier": "name", "class_specifier": "name",
                 "enum_specifier": None, "type_identifier": "", "template_type": "name",
@@ -102,6 +104,8 @@ class DeclaredTypes:
             index = self.nest.innermost(pos)
             found = self.in_function[index].get(name) if index >= 0 else None
             return found or self.file.get(name)
+        if node.type == "qualified_identifier" and text(self.source, node) in STANDARD_STREAMS:
+            return "ostream"
         if node.type == "this":
             index = self.nest.innermost(pos)
             qualified = self.qualified[index][0] if index >= 0 else ""
