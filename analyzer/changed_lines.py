@@ -2,7 +2,8 @@
 
 Asks git for a zero-context diff of the work tree against REF and reads the hunk headers
 (`@@ -a,b +c,d @@`: lines c to c+d-1 are new or changed in the work tree).  A file git does
-not track yet is new, so all of it counts as changed.
+not track yet is new, so all of it counts as changed; so is every file against the HEAD of a
+repository with no commit yet (a pre-commit hook before the first commit).
 """
 from __future__ import annotations
 
@@ -68,6 +69,9 @@ def changed_lines(ref: str, files: list[str]) -> dict[str, set[int] | None]:
     result: dict[str, set[int] | None] = {}
     for top, paths in by_top.items():
         if _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top).returncode != 0:
+            if ref == "HEAD" and _git(["symbolic-ref", "--quiet", "HEAD"], top).returncode == 0:
+                result.update((path, ALL_LINES) for path in paths)     # no commit yet
+                continue
             raise DiffError(f"--diff {ref}: not a revision in the repository at {top}")
         tracked = _git(["ls-files", "-z", "--", *paths], top)
         known = {os.path.realpath(os.path.join(top, n)) for n in tracked.stdout.split("\0") if n}
@@ -82,8 +86,11 @@ def changed_lines(ref: str, files: list[str]) -> dict[str, set[int] | None]:
 
 
 def on_changed_lines(findings: list[Finding], changed: dict[str, set[int] | None]) -> list[Finding]:
-    """Findings whose own lines (not their related locations) changed."""
-    def touched(f: Finding) -> bool:
-        lines = changed.get(os.path.realpath(f.span.path), set())
-        return lines is ALL_LINES or any(n in lines for n in range(f.span.line, f.span.end_line + 1))
-    return [f for f in findings if touched(f)]
+    """Findings that touch a changed line: one of their own lines, or the first line of a
+    related location (the loop, each call on the way to the flagged call), so that a change
+    in one file that makes a call in another run per iteration is reported."""
+    def touches(path: str, first: int, last: int) -> bool:
+        lines = changed.get(os.path.realpath(path), set())
+        return lines is ALL_LINES or any(n in lines for n in range(first, last + 1))
+    return [f for f in findings if touches(f.span.path, f.span.line, f.span.end_line)
+            or any(touches(r.span.path, r.span.line, r.span.line) for r in f.related)]

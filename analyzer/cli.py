@@ -1,76 +1,158 @@
 """The `mmaplint` command line.
 
-    mmaplint [check] PATHS...      analyze (the default command)
-    mmaplint --confirm PATHS...    analyze, then measure each rule found with its reproducer
+    mmaplint [check] [PATH ...]    analyze (the default command; PATH defaults to .)
+    mmaplint --confirm PATH ...    analyze, then measure each rule found with its reproducer
     mmaplint confirm MML001        run one rule's reproducer alone
     mmaplint corpus list           the reproducers
     mmaplint rules                 the rules, as a table
     mmaplint explain MML001        one rule's documentation
     mmaplint models                what calls of functions mmaplint does not analyze do
-    mmaplint merge A.sarif B.sarif -o OUT.sarif   join SARIF logs (one per --shard) into one run
+    mmaplint merge s1.facts ...    the rules on the facts of every --shard, run once
 """
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import subprocess
 import sys
+from collections import Counter
+from dataclasses import replace
 
 from mmaplint import __version__
 
-from . import baseline, fingerprints, models, shard
+from . import baseline, fingerprints, merge, models, shard
 from .baseline import BaselineError
-from .changed_lines import DiffError, changed_lines, on_changed_lines
+from .changed_lines import ALL_LINES, DiffError, changed_lines, on_changed_lines
 from .config import FRONTENDS, ConfigError, find_config
-from .engine import Settings, UsageError, analyze, discover, rules_matching, select_rules
+from .discovery import DEFAULT_EXCLUDE, Excludes, discover
+from .engine import (Settings, UsageError, analyze_facts, analyze_files, argument_callees, read_facts,
+                     rules_matching, select_rules)
+from .facts_cache import DIRECTORY as CACHE_DIRECTORY, FactsCache, build_id
 from .formats import FormatContext
-from .merge import MergeError, merge
+from .merge import MergeError
 from .models import ModelError
+from .progress import Progress, wanted
 from .registry import PluginError, load_formatters, load_rules
 from .shard import ShardError
 
-COMMANDS = ("check", "rules", "explain", "models", "confirm", "corpus", "merge")
+COMMANDS = {
+    "check": "analyze C and C++ files (the default command: `mmaplint src/` is `mmaplint check src/`)",
+    "rules": "list the installed rules",
+    "explain": "print a rule's documentation: what, why it costs, what to use instead",
+    "models": "list what calls of functions mmaplint does not analyze stand for (libc variants, plugins, config)",
+    "confirm": "compile and run rules' reproducers here, to measure what a pattern costs",
+    "corpus": "list the runtime reproducers",
+    "merge": "run the rules once on the facts of every `check --shard K/N` (a CI matrix)",
+}
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+STATISTICS_FORMATS = ("text", "json")
 
 
 def _comma_list(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def _check_parser(formats: list[str]) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="mmaplint", description="Find C/C++ I/O patterns that stall "
-                                "real kernels, and measure what they cost here.")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to analyze")
-    p.add_argument("--format", default="text", choices=formats, help="output format")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
-    p.add_argument("--select", type=_comma_list, metavar="RULES",
-                   help="rules to run (ids, id prefixes or names, comma-separated)")
-    p.add_argument("--ignore", type=_comma_list, default=None, metavar="RULES", help="rules to skip")
-    p.add_argument("--frontend", choices=FRONTENDS, help="auto (default): clang when the file "
-                   "parses without errors, else tree-sitter; fast: clang only for files with a "
-                   "compile_commands.json entry, tree-sitter for the rest (pre-commit hooks)")
-    p.add_argument("-p", "--compile-commands", metavar="PATH",
-                   help="compile_commands.json or the directory holding it")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
-    p.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel jobs (default: CPU count)")
-    p.add_argument("--max-file-size", type=int, metavar="BYTES", help="skip larger files")
-    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="say per file which frontend ran and why")
-    p.add_argument("--confirm", action="store_true",
-                   help="after the check, run each found rule's reproducer here")
-    p.add_argument("--diff", metavar="REF", help="report only findings on lines changed since "
-                   "the git revision REF (work tree against REF)")
-    p.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE "
-                   "(matched by fingerprint, so moved code stays quiet)")
-    p.add_argument("--write-baseline", action="store_true",
-                   help="record this run's findings in the --baseline FILE first")
-    p.add_argument("--shard", metavar="K/N", help="analyze only the K-th of N deterministic parts "
-                   "of the files (a CI matrix; join the SARIF with `mmaplint merge`)")
-    _confirm_options(p)
+def _overview() -> str:
+    width = max(map(len, COMMANDS))
+    commands = "\n".join(f"  {name.ljust(width)}  {text}" for name, text in COMMANDS.items())
+    return (f"usage: mmaplint [COMMAND] [OPTIONS] [PATH ...]\n\n"
+            "Find C/C++ I/O patterns that stall real kernels, and measure what they cost here.\n\n"
+            f"commands:\n{commands}\n\n"
+            "`mmaplint COMMAND --help` describes a command and its options; without a command,\n"
+            "mmaplint checks the paths given (the current directory by default).\n\n"
+            "options:\n  -h, --help   show this message\n  --version    print mmaplint's version\n")
+
+
+def _check_parser(formats: list[str], merging: bool = False) -> argparse.ArgumentParser:
+    name = "merge" if merging else "check"
+    p = argparse.ArgumentParser(prog=f"mmaplint {name}", description=(
+        "Run the rules once on the whole program whose facts the shards wrote "
+        "(`mmaplint check --shard K/N -o sK.facts PATH ...` for K = 1..N), as an unsharded "
+        "check would; give the options the shards had." if merging else
+        "Find C/C++ I/O patterns that stall real kernels. Calls are followed across every "
+        "file analyzed; facts are cached per file (.mmaplint_cache at the project root)."))
+    if merging:
+        p.add_argument("paths", nargs="+", metavar="FACTS", help="the facts every shard wrote")
+    else:
+        p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to analyze "
+                       "(default: the current directory); - reads one file from the standard input")
+    report = p.add_argument_group("report")
+    report.add_argument("--format", default="text", choices=formats, help="output format (default: text)")
+    report.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (with "
+                        "--shard: the shard's facts, for `mmaplint merge`)")
+    report.add_argument("--report", action="append", default=[], metavar="FORMAT=FILE",
+                        help="also write the report in FORMAT to FILE (repeatable): one analysis for "
+                        "several outputs, e.g. --format github --report sarif=mmaplint.sarif")
+    report.add_argument("--statistics", action="store_true",
+                        help="print how many findings each rule has instead of the findings")
+    report.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    report.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text report (auto: when writing to a terminal and NO_COLOR "
+                        "is unset; FORCE_COLOR forces it)")
+    report.add_argument("-q", "--quiet", action="store_true",
+                        help="print the findings only: no summary line, notes or progress")
+    report.add_argument("-v", "--verbose", action="store_true",
+                        help="say per file which frontend ran and why")
+    report.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="show progress on stderr (default: when stderr is a terminal)")
+    rules = p.add_argument_group("rules")
+    rules.add_argument("--select", type=_comma_list, metavar="RULES",
+                       help="rules to run (ids, id prefixes, names or ALL; comma-separated)")
+    rules.add_argument("--ignore", type=_comma_list, default=None, metavar="RULES",
+                       help="rules to skip (as --select)")
+    changes = p.add_argument_group("changes")
+    changes.add_argument("--diff", metavar="REF", help="report only findings that touch lines changed "
+                         "since the git revision REF (their own lines, or the first line of their loop "
+                         "or of a call on the way)")
+    changes.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE "
+                         "(matched by fingerprint, so moved code and renamed files stay quiet)")
+    changes.add_argument("--write-baseline", action="store_true",
+                         help="record this run's findings in the --baseline FILE first")
+    if not merging:
+        changes.add_argument("--program", action="append", default=[], metavar="PATH",
+                             help="analyze PATH too, as the rest of the program: calls are followed "
+                             "into its files, but only findings that touch the PATHs named are "
+                             "reported (hooks: the staged files, with --program .)")
+        files = p.add_argument_group("files")
+        files.add_argument("--exclude", type=_comma_list, metavar="GLOBS",
+                           help="files and directories to leave out, replacing the configured or "
+                           f"default ones ({', '.join(DEFAULT_EXCLUDE)}); a glob without / matches a "
+                           "name anywhere, one with / a path from the working directory")
+        files.add_argument("--extend-exclude", type=_comma_list, default=[], metavar="GLOBS",
+                           help="more files and directories to leave out, besides --exclude")
+        files.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                           help="leave out what .gitignore files ignore (default: on)")
+        files.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
+                           help="apply the excludes to files named on the command line too "
+                           "(default: a file named is analyzed even when excluded)")
+        files.add_argument("--stdin-filename", metavar="PATH", help="with PATH -, the name of the file "
+                           "read from the standard input (its language, and where findings point)")
+        files.add_argument("--shard", metavar="K/N", help="parse only the K-th of N deterministic parts "
+                           "of the files and write their facts to -o FILE; `mmaplint merge` then runs "
+                           "the rules once on every shard's facts")
+    parsing = p.add_argument_group("parsing")
+    parsing.add_argument("--frontend", choices=FRONTENDS, help="auto (default): clang when the file "
+                         "parses without errors, else tree-sitter; fast: clang only for files with a "
+                         "compile_commands.json entry, tree-sitter for the rest (pre-commit hooks)")
+    parsing.add_argument("-p", "--compile-commands", metavar="PATH",
+                         help="compile_commands.json or the directory holding it")
+    parsing.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                         help="add DIR to clang's include path (files without a compile_commands.json entry)")
+    parsing.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                         help="define a macro for clang (files without a compile_commands.json entry)")
+    parsing.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel jobs (default: CPU count)")
+    parsing.add_argument("--max-file-size", type=int, metavar="BYTES",
+                         help="skip larger files (default: 4 MiB)")
+    parsing.add_argument("--cache-dir", metavar="DIR", help="where parsed facts are kept between runs "
+                         f"(default: {CACHE_DIRECTORY} at the project root)")
+    parsing.add_argument("--no-cache", action="store_true", help="parse every file, neither reading "
+                         "nor writing the facts cache")
+    confirm = p.add_argument_group("confirm")
+    confirm.add_argument("--confirm", action="store_true",
+                         help="after the check, run each found rule's reproducer here")
+    _confirm_options(confirm)
     p.add_argument("--version", action="version", version=f"mmaplint {__version__}")
     return p
 
@@ -129,11 +211,26 @@ def _settings(args, config) -> Settings:
     )
 
 
-def run_check(argv: list[str]) -> int:
-    formatters = load_formatters()
-    args = _check_parser(sorted(formatters)).parse_args(argv)
-    if not args.paths:
-        raise UsageError("no paths given (try `mmaplint check src/`)")
+def _excludes(args, config) -> Excludes:
+    """ruff's rules: the command line's --exclude replaces the configured exclude, which
+    replaces the defaults; extend-exclude adds to whichever applies; config patterns are
+    relative to the configuration file, the command line's to the working directory."""
+    if args.exclude is not None:
+        exclude = tuple((p, ".") for p in args.exclude)
+    elif config.exclude is not None:
+        exclude = tuple((p, config.root) for p in config.exclude)
+    else:
+        exclude = Excludes.exclude
+    return Excludes(
+        exclude=exclude,
+        extend_exclude=tuple((p, config.root) for p in config.extend_exclude)
+        + tuple((p, ".") for p in args.extend_exclude),
+        respect_gitignore=next(v for v in (args.respect_gitignore, config.respect_gitignore, True)
+                               if v is not None),
+        force=next(v for v in (args.force_exclude, config.force_exclude, False) if v is not None))
+
+
+def _validate(args, merging: bool) -> None:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.write_baseline and not args.baseline:
@@ -144,6 +241,52 @@ def run_check(argv: list[str]) -> int:
         raise UsageError("--plot draws what --confirm measures: add --confirm")
     if args.compile_commands and not os.path.exists(args.compile_commands):
         raise UsageError(f"-p {args.compile_commands}: no such file or directory")
+    if args.statistics and args.format not in STATISTICS_FORMATS:
+        raise UsageError(f"--statistics prints {' or '.join(STATISTICS_FORMATS)}, not {args.format}")
+    if merging:
+        return
+    if "-" in args.paths and len(args.paths) > 1:
+        raise UsageError("- (the standard input) is one file: name no other PATH with it")
+    if args.stdin_filename and "-" not in args.paths:
+        raise UsageError("--stdin-filename names the file read from the standard input: give PATH -")
+    if args.shard and not args.output:
+        raise UsageError("--shard writes its part's facts for `mmaplint merge`: give -o FILE")
+    if args.shard and (args.program or "-" in args.paths):
+        raise UsageError("--shard cannot be combined with --program or -")
+
+
+def _reports(args, formatters) -> list[tuple[str, str]]:
+    """The --report FORMAT=FILE pairs, checked before the analysis."""
+    pairs = []
+    for item in args.report:
+        fmt, sep, path = item.partition("=")
+        if not sep or not path:
+            raise UsageError(f"--report {item!r}: expected FORMAT=FILE, e.g. sarif=mmaplint.sarif")
+        if fmt not in formatters:
+            raise UsageError(f"--report {item!r}: unknown format {fmt!r} (one of {', '.join(sorted(formatters))})")
+        pairs.append((fmt, path))
+    return pairs
+
+
+def _cache(args, config, root: str) -> FactsCache | None:
+    if args.no_cache:
+        return None
+    return FactsCache(args.cache_dir or config.cache_dir or os.path.join(root, CACHE_DIRECTORY))
+
+
+def _read_for(settings: Settings, rules) -> dict:
+    """What shapes a shard's facts: merge refuses to join shards that differ in it."""
+    return {"callees": tuple(sorted(argument_callees(rules))), "frontend": settings.frontend,
+            "compile_commands": settings.compile_commands, "max_file_size": settings.max_file_size,
+            "include_dirs": tuple(os.path.abspath(d) for d in settings.include_dirs),
+            "defines": settings.defines}
+
+
+def run_check(argv: list[str], merging: bool = False) -> int:
+    formatters = load_formatters()
+    args = _check_parser(sorted(formatters), merging).parse_args(argv)
+    _validate(args, merging)
+    extra_reports = _reports(args, formatters)
     config = find_config()
     settings = _settings(args, config)
     available = load_rules()
@@ -154,44 +297,104 @@ def run_check(argv: list[str]) -> int:
     if not rules:
         raise UsageError("no rule is selected (see `mmaplint rules`)")
     root = _project_root(config)
-    paths = args.paths
-    if args.shard:
-        found, missing = discover(args.paths)
-        part, count = shard.parse(args.shard)
-        # paths that do not exist are reported once, by the first shard
-        paths = shard.select(found, part, count) + ([e.path for e in missing] if part == 1 else [])
-    changed = changed_lines(args.diff, discover(paths)[0]) if args.diff else None
     recorded = baseline.read(args.baseline) if args.baseline and not args.write_baseline else None
-    out = _open_output(args.output)
-    report = analyze(paths, settings, rules)
+    sharding = not merging and args.shard
+    # outputs are opened before the analysis, so that a bad -o fails fast (a shard's -o: its facts)
+    out = None if sharding else _open_output(args.output)
+    extra_outputs = [(fmt, path, _open_output(path)) for fmt, path in extra_reports]
+    progress = Progress(wanted(args.progress) and not args.quiet)
+    with progress:
+        if merging:
+            files, results, errors = merge.load(args.paths, build_id(), argument_callees(rules))
+            report = analyze_facts(lambda: results, rules, settings, errors, progress)
+            named, missing = files, []
+        else:
+            named, files, missing, settings = _files(args, config, settings)
+            if sharding:
+                return _write_shard(args, files, missing, settings, rules, _cache(args, config, root), progress)
+            cache = None if settings.given else _cache(args, config, root)
+            report = analyze_files(files, settings, rules, missing, cache, progress)
     prints = fingerprints.compute(report.findings, root)
-    if changed is not None:
-        report.findings = on_changed_lines(report.findings, changed)
+    if args.diff:
+        report.findings = on_changed_lines(report.findings, changed_lines(args.diff, named))
+    elif len(named) < len(files):            # --program: findings that touch the files named
+        report.findings = on_changed_lines(report.findings,
+                                           {os.path.realpath(f): ALL_LINES for f in named})
     if args.write_baseline:
         baseline.write(args.baseline, report.findings, prints, root, __version__)
-        print(f"mmaplint: recorded {len(report.findings)} findings in {args.baseline}", file=sys.stderr)
-        recorded = set(prints.values())
-    if recorded is not None:
-        report.findings = baseline.new_findings(report.findings, prints, recorded)
+        if not args.quiet:
+            print(f"mmaplint: recorded {len(report.findings)} findings in {args.baseline}", file=sys.stderr)
+        report.findings = []                # all recorded: none is new
+    elif recorded is not None:
+        report.findings = baseline.new_findings(report.findings, prints, recorded, root)
     if args.verbose:
         if config.source:
             print(f"mmaplint: configuration from {config.source}", file=sys.stderr)
         for path in report.analyzed:
             print(f"{path}: {report.frontends[path]}", file=sys.stderr)
-    extra = {"argv": argv, fingerprints.CONTEXT_KEY: prints}
+    extra = {"argv": argv, fingerprints.CONTEXT_KEY: prints, "quiet": args.quiet}
     confirmed = _confirm_findings(report, args, extra) if args.confirm and report.findings else EXIT_CLEAN
-    try:
-        context = FormatContext(rules=available, color=_use_color(args.color, out) and not args.output,
-                                root=root, extra=extra)
-        out.write(formatters[args.format](report, context))
-    finally:
-        if args.output:
-            out.close()
+    context = FormatContext(rules=available, color=_use_color(args.color, out) and not args.output,
+                            root=root, extra=extra)
+    _write(out, args.output, _statistics(report, args.format) if args.statistics
+           else formatters[args.format](report, context))
+    for fmt, path, stream in extra_outputs:
+        _write(stream, path, formatters[fmt](report, FormatContext(rules=available, root=root, extra=extra)))
     if confirmed:
         return confirmed
-    if not report.analyzed and (paths or not args.shard):   # an empty shard is not an error
-        return EXIT_ERROR
+    if missing or not report.analyzed:
+        return EXIT_ERROR       # a path that does not exist is an error whatever else ran
     return EXIT_FINDINGS if report.findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _files(args, config, settings: Settings) -> tuple[list[str], list[str], list, Settings]:
+    """(the files named, every file to analyze, missing paths, the settings with the standard
+    input's text when PATH is -)."""
+    paths = args.paths or ["."]
+    if paths == ["-"]:
+        name = args.stdin_filename or "stdin.c"
+        settings = replace(settings, given=((name, sys.stdin.buffer.read()),))
+        paths = [name]
+    excludes = _excludes(args, config)
+    found = discover(paths, excludes)
+    if settings.given:
+        found.files, found.missing = [paths[0]], []     # its text is given, whatever is on disk
+    files = found.files
+    if args.program:
+        rest = discover(args.program, excludes)
+        named = {os.path.realpath(f) for f in found.files}
+        files = found.files + [f for f in rest.files if os.path.realpath(f) not in named]
+        found.missing += rest.missing
+    return found.files, files, found.missing, settings
+
+
+def _write_shard(args, files: list[str], missing: list, settings: Settings, rules, cache, progress) -> int:
+    """Parse this shard's part of the files and write their facts; a path that does not exist
+    fails every shard (and is reported again by the merge)."""
+    part = shard.parse(args.shard)
+    errors = list(missing)
+    results = read_facts(shard.select(files, *part), settings, rules, errors, cache, progress)
+    shard.write(args.output, part, files, _read_for(settings, rules), results, errors, build_id())
+    return EXIT_ERROR if missing else EXIT_CLEAN
+
+
+def _statistics(report, fmt: str) -> str:
+    """Findings per rule, most first (ruff's --statistics)."""
+    counts = Counter((f.rule, f.name) for f in report.findings)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if fmt == "json":
+        return json.dumps([{"rule": rule, "name": name, "count": count}
+                           for (rule, name), count in rows], indent=2) + "\n"
+    width = len(str(max(counts.values(), default=0)))
+    return "".join(f"{count:>{width}}  {rule}  {name}\n" for (rule, name), count in rows)
+
+
+def _write(out, path: str | None, text: str) -> None:
+    try:
+        out.write(text)
+    finally:
+        if path:
+            out.close()
 
 
 def _open_output(path: str | None):
@@ -255,7 +458,7 @@ def _confirm_findings(report, args, context_extra: dict) -> int:
 
 def run_rules(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="mmaplint rules", description="List the installed rules.")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="a table (text) or JSON")
     args = p.parse_args(argv)
     rules = sorted(load_rules().values(), key=lambda r: r.id)
     if args.format == "json":
@@ -292,7 +495,7 @@ def run_models(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="mmaplint models", description="List the models in force: what "
                                 "calls of functions mmaplint does not analyze do (built-in, plugins', "
                                 "the configuration's).")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="a table (text) or JSON")
     args = p.parse_args(argv)
     config = find_config()
     in_force = sorted(models.load(dict(config.models), config.source).values(), key=lambda m: m.name)
@@ -311,8 +514,8 @@ def run_confirm_command(argv: list[str]) -> int:
         prog="mmaplint confirm", description="Compile and run rules' reproducers on this machine.",
         epilog="exit status: 0 measured, nothing CONFIRMED; 1 at least one rule CONFIRMED; 2 usage "
                "error or a rule that could not be measured; 128+N stopped by signal N (130 Ctrl-C)")
-    p.add_argument("rules", nargs="+", metavar="RULE")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("rules", nargs="+", metavar="RULE", help="rule ids whose reproducers to run (MML001)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a reproducer parameter (size=16M, fill=fault; see `mmaplint corpus list`)")
     p.add_argument("--variants", default="bad,fixed", metavar="A,B",
@@ -336,40 +539,43 @@ def run_confirm_command(argv: list[str]) -> int:
 
 def run_corpus(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="mmaplint corpus", description="The runtime reproducers.")
-    p.add_argument("action", choices=("list",))
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("action", choices=("list",), help="list: every reproducer and its rule")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     args = p.parse_args(argv)
     from .confirm import list_corpus
     return list_corpus(fmt=args.format)
 
 
 def run_merge(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="mmaplint merge", description="Join mmaplint SARIF logs "
-                                "(one per --shard) into one run.")
-    p.add_argument("logs", nargs="+", metavar="SARIF")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the merged log to FILE")
-    args = p.parse_args(argv)
-    text = json.dumps(merge(args.logs), indent=2) + "\n"
-    if not args.output:
-        sys.stdout.write(text)
-        return EXIT_CLEAN
-    try:
-        with open(args.output, "w", encoding="utf-8") as stream:
-            stream.write(text)
-    except OSError as exc:
-        raise MergeError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    return EXIT_CLEAN
+    return run_check(argv, merging=True)
+
+
+HANDLERS = {"check": run_check, "rules": run_rules, "explain": run_explain, "models": run_models,
+            "confirm": run_confirm_command, "corpus": run_corpus, "merge": run_merge}
+
+
+def _command(argv: list[str]) -> tuple[str, list[str]]:
+    """The command and its arguments: check unless the first word names another.  A first
+    word that is neither a command nor an existing path, but close to a command, is a typo."""
+    if argv and argv[0] in HANDLERS:
+        return argv[0], argv[1:]
+    word = argv[0] if argv else ""
+    if word and not word.startswith("-") and not os.path.lexists(word) and not any(c in word for c in "/.\\"):
+        close = difflib.get_close_matches(word, HANDLERS, n=1, cutoff=0.6)
+        if close:
+            raise UsageError(f"unknown command {word!r}; did you mean `mmaplint {close[0]}`? "
+                             "(no file or directory of that name either)")
+    return "check", argv
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = argv[0] if argv and argv[0] in COMMANDS else "check"
-    if argv and argv[0] == command:
-        argv = argv[1:]
-    handler = {"check": run_check, "rules": run_rules, "explain": run_explain, "models": run_models,
-               "confirm": run_confirm_command, "corpus": run_corpus, "merge": run_merge}[command]
+    if argv[:1] in (["-h"], ["--help"]):
+        print(_overview(), end="")
+        return EXIT_CLEAN
     try:
-        return handler(argv)
+        command, rest = _command(argv)
+        return HANDLERS[command](rest)
     except (UsageError, ConfigError, PluginError, DiffError, BaselineError, ShardError,
             MergeError, ModelError) as exc:
         print(f"mmaplint: error: {exc}", file=sys.stderr)

@@ -13,11 +13,18 @@ as with ruff).
     frontend = "auto"                     frontend = auto
     compile-commands = "build"            compile-commands = build
     max-file-size = 4194304               max-file-size = 4194304
+    exclude = [".*", "node_modules"]      exclude = .*, node_modules
+    extend-exclude = ["third-party"]      extend-exclude = third-party
+    respect-gitignore = true              respect-gitignore = true
+    force-exclude = false                 force-exclude = false
+    cache-dir = ".mmaplint_cache"         cache-dir = .mmaplint_cache
     [tool.mmaplint.models]                models =
     xfopen = "fopen"                          xfopen: fopen
     db_sync = "fsync($0)"                     db_sync: fsync($0)
 
 (models.py says what a model is.)
+
+Paths and exclude patterns are relative to the file's directory.
 """
 from __future__ import annotations
 
@@ -34,7 +41,10 @@ class ConfigError(Exception):
 
 FRONTENDS = ("auto", "clang", "tree-sitter", "fast")
 KEYS = {"select", "ignore", "per-file-ignores", "include-dirs", "defines", "frontend",
-        "compile-commands", "max-file-size", "models"}
+        "compile-commands", "max-file-size", "exclude", "extend-exclude", "respect-gitignore",
+        "force-exclude", "cache-dir", "models"}
+LISTS = ("select", "ignore", "include-dirs", "defines", "exclude", "extend-exclude")
+FLAGS = ("respect-gitignore", "force-exclude")
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,11 @@ class Config:
     frontend: str | None = None
     compile_commands: str | None = None
     max_file_size: int | None = None
+    exclude: tuple[str, ...] | None = None          # None: the defaults
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool | None = None
+    force_exclude: bool | None = None
+    cache_dir: str | None = None
     models: tuple[tuple[str, str], ...] = ()         # (function, what a call of it is)
 
 
@@ -85,9 +100,14 @@ def _setup_cfg_section(path: Path) -> dict | None:
     if not parser.has_section("mmaplint"):
         return None
     section = dict(parser.items("mmaplint"))
-    for key in ("select", "ignore", "include-dirs", "defines"):
+    for key in LISTS:
         if key in section:
             section[key] = _split(section[key])
+    for key in FLAGS:
+        if key in section:
+            value = section[key].strip().lower()
+            section[key] = {"true": True, "yes": True, "1": True,
+                            "false": False, "no": False, "0": False}.get(value, value)
     for key, form in (("per-file-ignores", "pattern: codes"), ("models", "function: call")):
         if key in section:
             table = {}
@@ -131,9 +151,13 @@ def _build(table: dict, source: Path) -> Config:
         size = int(size)        # setup.cfg values are text
     if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
         raise ConfigError(f"{source}: max-file-size must be a positive whole number of bytes")
-    database = table.get("compile-commands")
-    if database is not None and not isinstance(database, str):
-        raise ConfigError(f"{source}: compile-commands must be a path")
+    for key in ("compile-commands", "cache-dir"):
+        if key in table and not isinstance(table[key], str):
+            raise ConfigError(f"{source}: {key} must be a path")
+    for key in FLAGS:
+        if key in table and not isinstance(table[key], bool):
+            raise ConfigError(f"{source}: {key} must be true or false")
+    database, cache = table.get("compile-commands"), table.get("cache-dir")
     models = table.get("models", {})
     if not isinstance(models, dict) or not all(isinstance(v, str) for v in models.values()):
         raise ConfigError(f"{source}: models must map function names to calls written as strings")
@@ -149,5 +173,10 @@ def _build(table: dict, source: Path) -> Config:
         frontend=frontend,
         compile_commands=str(root / database) if database is not None else None,
         max_file_size=size,
+        exclude=strings("exclude") if "exclude" in table else None,
+        extend_exclude=strings("extend-exclude"),
+        respect_gitignore=table.get("respect-gitignore"),
+        force_exclude=table.get("force-exclude"),
+        cache_dir=str(root / cache) if cache is not None else None,
         models=tuple(models.items()),
     )

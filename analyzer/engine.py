@@ -9,23 +9,19 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
-from functools import lru_cache
 from pathlib import Path
 
-from . import models, suppressions
+from . import models, sources, suppressions
+from . import progress as progress_bars
 from .compdb import CompdbError, CompilationDatabase
+from .discovery import Excludes, discover, language_of
 from .facts import EVERY_CALL, FileFacts, FrontendError, FrontendOptions, Span
+from .facts_cache import FactsCache
 from .findings import FileError, Finding, Related, Report
 from .program import Program
+from .progress import Progress
 from .registry import Rule, load_rules
 
-LANGUAGES = {".c": "c", ".h": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++",
-             ".hh": "c++", ".hpp": "c++", ".hxx": "c++", ".h++": "c++", ".ipp": "c++",
-             ".inl": "c++", ".tcc": "c++"}
-# A configure template of a header (sqlite.h.in, gdbm.h.in) is read as the header it becomes:
-# it declares the structs whose fields the sources' tables fill, in the order they fill them.
-HEADER_TEMPLATES = {suffix + ".in" for suffix in (".h", ".hh", ".hpp", ".hxx")}
-SKIPPED_DIRS = {"node_modules", "__pycache__"}      # and every hidden directory (.git, .venv)
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
 BINARY_PROBE = 8192
 
@@ -58,12 +54,17 @@ class Settings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     models: tuple[tuple[str, str], ...] = ()    # the configuration's (models.py)
     models_source: str | None = None            # the file they came from
+    given: tuple[tuple[str, bytes], ...] = ()   # files whose text is given (the standard input)
+
+
+def selects(selector: str, rule_id: str, name: str) -> bool:
+    """Whether a selector (an id, an id prefix, a name, or ALL; any case) names a rule."""
+    return rule_id.startswith(selector.upper()) or name == selector.lower() or selector.upper() == "ALL"
 
 
 def rules_matching(available: dict[str, Rule], selector: str) -> list[Rule]:
     """Rules a selector names: an id, an id prefix ("MML00"), a name, or ALL (any case)."""
-    found = [r for r in available.values()
-             if r.id.startswith(selector.upper()) or r.name == selector.lower() or selector.upper() == "ALL"]
+    found = [r for r in available.values() if selects(selector, r.id, r.name)]
     if not found:
         raise UsageError(f"unknown rule selector {selector!r} (see `mmaplint rules`)")
     return found
@@ -79,43 +80,6 @@ def select_rules(available: dict[str, Rule], select, ignore) -> list[Rule]:
         for rule in rules_matching(available, selector):
             chosen.pop(rule.id, None)
     return [chosen[k] for k in sorted(chosen)]
-
-
-def discover(paths: list[str]) -> tuple[list[str], list[FileError]]:
-    """Source files named or found under directories, in a stable order."""
-    files, errors = [], []
-    for given in paths:
-        if os.path.isdir(given):
-            for root, dirs, names in os.walk(given):
-                dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-                files.extend(os.path.join(root, n) for n in sorted(names) if _source_suffix(n) in LANGUAGES)
-        elif os.path.lexists(given):
-            files.append(given)
-        else:
-            errors.append(FileError(given, "no such file or directory"))
-    seen = set()        # one file named twice (bad.c, ./bad.c, /abs/bad.c) is analyzed once
-    return [f for f in files if not (os.path.realpath(f) in seen or seen.add(os.path.realpath(f)))], errors
-
-
-def _source_suffix(name: str) -> str:
-    """The suffix that tells a file's language: foo.h.in reads as foo.h."""
-    if "".join(Path(name).suffixes[-2:]).lower() in HEADER_TEMPLATES:
-        name = name[:-len(".in")]
-    return Path(name).suffix.lower()
-
-
-def language_of(path: str, source: bytes | None = None) -> str:
-    """C or C++, by the file's suffix; a `.h` header, which either language uses, by its
-    source when given: C++ when tree-sitter reads it as C++ without error but not as C (a
-    class, a namespace, a template: leveldb's and kyotocabinet's headers)."""
-    if Path(path).suffix == ".C":
-        return "c++"
-    language = LANGUAGES.get(_source_suffix(path), "c")
-    if language == "c" and _source_suffix(path) == ".h" and source is not None:
-        from .frontends.ts_grammar import reads_as_cpp    # tree-sitter loads only when asked
-        if reads_as_cpp(source):
-            return "c++"
-    return language
 
 
 def read_source(path: str, max_size: int) -> bytes:
@@ -141,7 +105,8 @@ def parse_file(path: str, settings: Settings, callees: frozenset[str],
     Nothing raised for one file stops the run: it becomes that file's one-line error."""
     from .frontends import treesitter
     try:
-        source = read_source(path, settings.max_file_size)
+        given = dict(settings.given).get(path)
+        source = read_source(path, settings.max_file_size) if given is None else given
         options = FrontendOptions(argument_callees=callees, include_dirs=settings.include_dirs,
                                   defines=settings.defines, compile_args=compile_args,
                                   language=language_of(path, source))
@@ -187,23 +152,31 @@ def _compile_args(files: list[str], settings: Settings, errors: list[FileError])
     return found
 
 
-def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], args: list) -> list:
-    """Every file's facts.  libclang runs in worker processes even for one job: a native crash
-    in it (a stack overflow on absurdly deep expressions) must cost that file, not the run."""
+def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], args: list,
+                done=lambda index, result: None) -> list:
+    """Every file's facts, handing each to done(index, result) as it comes (progress, the
+    facts cache).  libclang runs in worker processes even for one job: a native crash in it
+    (a stack overflow on absurdly deep expressions) must cost that file, not the run."""
     jobs = settings.jobs or os.cpu_count() or 1
     if settings.frontend == "tree-sitter" and (jobs == 1 or len(files) < 2):
-        return [parse_file(f, settings, callees, a) for f, a in zip(files, args)]
+        return [_then(done, index, parse_file(f, settings, callees, a))
+                for index, (f, a) in enumerate(zip(files, args))]
     results: list = [None] * len(files)
     if files:
         try:
             with ProcessPoolExecutor(max_workers=min(jobs, len(files)), initializer=gc.enable) as pool:
                 futures = [pool.submit(parse_file, f, settings, callees, a) for f, a in zip(files, args)]
                 for index, future in enumerate(futures):
-                    results[index] = future.result()
+                    results[index] = _then(done, index, future.result())
         except BrokenProcessPool:
             pass        # the files without a result are retried one by one below
-    return [result if result is not None else _isolated(path, settings, callees, compile_args)
-            for result, path, compile_args in zip(results, files, args)]
+    return [result if result is not None else _then(done, index, _isolated(path, settings, callees, compile_args))
+            for index, (result, path, compile_args) in enumerate(zip(results, files, args))]
+
+
+def _then(done, index: int, result):
+    done(index, result)
+    return result
 
 
 def _isolated(path: str, settings: Settings, callees: frozenset[str],
@@ -220,23 +193,78 @@ def _isolated(path: str, settings: Settings, callees: frozenset[str],
             if isinstance(facts, FileFacts) else facts
 
 
-def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule] | None = None) -> Report:
-    if rules is None:
-        rules = select_rules(load_rules(), settings.select, settings.ignore)
-    files, errors = discover(paths)
-    report = Report(errors=errors)
-    callees = frozenset().union(*(r.callees for r in rules))
-    args = _compile_args(files, settings, report.errors)
-    # the prompt's argument tells a line editor from a program's own function of its name; a
-    # format tells a loop over the machine's CPUs (Iteration._visits_machine_directories)
-    # every call's arguments: a call of the program's own function is what its summary is
-    # instantiated with, whichever rules run (summaries.py)
-    results, frozen = _uncollected(_parse_many, files, settings, frozenset({EVERY_CALL}), args)
+def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule] | None = None,
+            excludes: Excludes = Excludes(), cache: FactsCache | None = None,
+            progress: Progress = progress_bars.NONE) -> Report:
+    found = discover(paths, excludes)
+    return analyze_files(found.files, settings, rules, found.missing, cache, progress)
+
+
+def analyze_files(files: list[str], settings: Settings = Settings(), rules: list[Rule] | None = None,
+                  errors: list[FileError] = (), cache: FactsCache | None = None,
+                  progress: Progress = progress_bars.NONE) -> Report:
+    """The findings of the rules on the program these files make."""
+    rules = select_rules(load_rules(), settings.select, settings.ignore) if rules is None else rules
+    errors = list(errors)
+    sources.give(settings.given)
+    return analyze_facts(lambda: read_facts(files, settings, rules, errors, cache, progress),
+                         rules, settings, errors, progress)
+
+
+def argument_callees(rules: list[Rule]) -> frozenset[str]:
+    """The calls whose arguments the frontends record for these rules: every call's, since a
+    call of the program's own function is what its summary is instantiated with, whichever
+    rules run (summaries.py)."""
+    return frozenset({EVERY_CALL})
+
+
+def _callees(rules: list[Rule]) -> frozenset[str]:
+    return frozenset().union(*(r.callees for r in rules))
+
+
+def read_facts(files: list[str], settings: Settings, rules: list[Rule], errors: list[FileError],
+               cache: FactsCache | None = None, progress: Progress = progress_bars.NONE) -> list:
+    """Every file's facts (or its error) as these rules need them; a malformed compilation
+    database is added to `errors`."""
+    args = _compile_args(files, settings, errors)
+    return _facts(files, settings, argument_callees(rules), args, cache, progress)
+
+
+def analyze_facts(read, rules: list[Rule], settings: Settings, errors: list[FileError],
+                  progress: Progress = progress_bars.NONE) -> Report:
+    """The findings of the rules on the facts read() returns (a file's error in place of its
+    facts is reported), read with cyclic garbage collection held off (see _uncollected)."""
+    results, frozen = _uncollected(read)
     try:
-        return _check(results, rules, settings, report, callees)
+        with progress.step("checking the whole program", len(rules)) as step:
+            return _check(results, rules, settings, Report(errors=errors), _callees(rules), step.advance)
     finally:
         if frozen:
             gc.unfreeze()
+
+
+def _facts(files: list[str], settings: Settings, callees: frozenset[str], args: list,
+           cache: FactsCache | None, progress: Progress) -> list:
+    """Every file's facts or error: the facts cache's where it holds them (looked up before
+    any file is scheduled), the rest parsed (each stored in it as it comes)."""
+    with progress.step("parsing", len(files)) as step:
+        def parse(indices, arrived=lambda position, result: None) -> list:
+            step.advance(len(files) - len(indices))        # the ones the cache had
+
+            def done(position: int, result) -> None:
+                step.advance()
+                arrived(position, result)
+            return _parse_many([files[i] for i in indices], settings, callees,
+                               [args[i] for i in indices], done)
+        if cache is None:
+            return parse(range(len(files)))
+        include_dirs = tuple(os.path.abspath(d) for d in settings.include_dirs)
+        keys = [(settings.frontend, language_of(f), a, include_dirs, settings.defines, tuple(sorted(callees)))
+                for f, a in zip(files, args)]
+        # clang's fallback to tree-sitter is not kept: a header it lacked may be there next time
+        wants_clang = [settings.frontend in ("auto", "clang") or a is not None for a in args]
+        return cache.facts(files, keys, parse, max_size=settings.max_file_size,
+                           keep=lambda i, facts: facts.frontend == "clang" or not wants_clang[i])
 
 
 def _uncollected(read, *args) -> tuple[list, bool]:
@@ -263,7 +291,7 @@ def _uncollected(read, *args) -> tuple[list, bool]:
 
 
 def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
-           callees: frozenset[str]) -> Report:
+           callees: frozenset[str], checked=lambda: None) -> Report:
     """Join the files' facts into a program and run the rules on it."""
     parsed = []
     for result in results:
@@ -279,6 +307,7 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
     early = [r for r in rules if r not in late]
     run = RunState(directives, tuple(early))
     for rule in early + late:
+        checked()
         try:
             hits = list(rule.check(program, run=run) if rule in late else rule.check(program))
         except Exception as exc:   # noqa: BLE001 - a rule's bug (a plugin's too) must not end the run
@@ -314,19 +343,10 @@ def _one_per_place(findings: list[Finding]) -> list[Finding]:
     return list(kept.values())
 
 
-@lru_cache(maxsize=256)
-def _raw_lines(path: str) -> tuple[bytes, ...]:
-    try:
-        with open(path, "rb") as stream:
-            return tuple(stream.read().split(b"\n"))
-    except OSError:
-        return ()
-
-
 def in_code_points(span: Span) -> Span:
     """A span whose columns count characters, as SARIF, editors and the caret line do; the
     frontends count bytes, and a UTF-8 comment before a call shifts them."""
-    lines = _raw_lines(span.path)
+    lines = sources.lines(span.path)
 
     def column(line: int, byte_column: int) -> int:
         if not 0 < line <= len(lines):
@@ -344,6 +364,5 @@ def _ignored_for_path(finding: Finding, settings: Settings) -> bool:
     except ValueError:
         relative = Path(finding.span.path).as_posix()
     return any((fnmatchcase(relative, pattern) or fnmatchcase(Path(relative).name, pattern))
-               and any(finding.rule.startswith(code.upper()) or code.lower() == finding.name
-                       for code in codes)
+               and any(selects(code, finding.rule, finding.name) for code in codes)
                for pattern, codes in settings.per_file_ignores)

@@ -256,6 +256,7 @@ class FileFacts:
     guards: tuple[Guard, ...] = ()
     comments: tuple[tuple[int, str], ...] = ()   # (line, comment text) for every comment line
     lines: int = 0
+    includes: tuple[str, ...] = ()   # the other files read to make these facts (clang: headers)
 
 
 @dataclass

@@ -2,10 +2,12 @@
 baselines.
 
 A fingerprint must survive edits elsewhere in the file, so it never hashes a line number: it
-hashes the rule id, the file's path relative to the report root, the finding's source text
-with whitespace collapsed, the source text of its related locations (the loop, the calls on
-the way: the finding's context) and, for findings that agree on all of that, their
-occurrence index in file order.
+hashes the rule id, the file's path relative to the report root, the finding's own source
+text with whitespace collapsed and, for findings that agree on all of that, their occurrence
+index in file order.  Not its related locations: rewriting the loop around a call
+(`i++` to `++i`) leaves the call the same finding.  A file's rename changes the path, so
+baselines also record the content key (rule and source text alone) to match a finding whose
+recorded file is gone.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from .findings import Finding
 from .formats import FormatContext, source_lines
 
-FINGERPRINT_KEY = "mmaplint/v1"   # the partialFingerprints key; bump when the recipe changes
+FINGERPRINT_KEY = "mmaplint/v2"   # the partialFingerprints key; bump when the recipe changes
 CONTEXT_KEY = "fingerprints"      # FormatContext.extra entry computed before any filtering
 
 
@@ -39,11 +41,18 @@ def _text(path: str, first: int, last: int) -> str:
     return " ".join(" ".join(lines).split())
 
 
+def _flagged(finding: Finding) -> str:
+    return _text(finding.span.path, finding.span.line, finding.span.end_line)
+
+
 def _key(finding: Finding, root: str) -> str:
-    span = finding.span
-    shown = relative_posix(span.path, root) or Path(os.path.abspath(span.path)).as_posix()
-    context = [_text(r.span.path, r.span.line, r.span.line) for r in finding.related]
-    return "\0".join([finding.rule, shown, _text(span.path, span.line, span.end_line), *context])
+    shown = relative_posix(finding.span.path, root) or Path(os.path.abspath(finding.span.path)).as_posix()
+    return "\0".join([finding.rule, shown, _flagged(finding)])
+
+
+def content_key(finding: Finding) -> str:
+    """What the finding is wherever its file is: the rule and the flagged source text."""
+    return hashlib.sha256(f"{finding.rule}\0{_flagged(finding)}".encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def compute(findings: list[Finding], root: str = ".") -> dict[Finding, str]:

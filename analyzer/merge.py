@@ -1,76 +1,77 @@
-"""`mmaplint merge a.sarif b.sarif ... -o out.sarif`: the runs of several mmaplint SARIF logs
-(one per CI shard) joined into one run, as code scanning wants one run per tool.
+"""`mmaplint merge s1.facts ... sN.facts`: the shards' facts joined into one program, on
+which the rules then run once, exactly as an unsharded `mmaplint check` would.
 
-The driver's rules are the union by id; each result's ruleIndex is renumbered against it.
-The runs must agree on the source root, or their relative URIs would mean different files.
+Every shard of one split must be there, once, written by this very build (the facts' shape
+changes between versions), for the same files, with the same options; the merge's rules must
+be ones the shards parsed for (the frontends record the arguments of the calls the rules
+read); and the merge must run where the shards ran (the facts name files by the paths they
+were given).
 """
 from __future__ import annotations
 
-import json
+import os
 
-from .formats.sarif import SCHEMA_URI, SRCROOT
+from .facts import FileFacts
+from .facts_cache import Damaged, decode
+from .findings import FileError
 
 
 class MergeError(Exception):
-    """A log that cannot be merged; one line for the user."""
+    """Shards that cannot be merged; one line for the user."""
 
 
 def _load(path: str) -> dict:
     try:
-        with open(path, encoding="utf-8") as stream:
-            log = json.load(stream)
+        with open(path, "rb") as stream:
+            shard = decode(stream.read())
     except OSError as exc:
         raise MergeError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise MergeError(f"{path} is not JSON: {exc}") from None
-    if not isinstance(log, dict) or log.get("version") != "2.1.0" or not isinstance(log.get("runs"), list):
-        raise MergeError(f"{path} is not a SARIF 2.1.0 log")
-    for run in log["runs"]:
-        name = run.get("tool", {}).get("driver", {}).get("name") if isinstance(run, dict) else None
-        if name != "mmaplint":
-            raise MergeError(f"{path} holds a run of {name or 'an unnamed tool'}, not of mmaplint")
-    return log
+    except Damaged as exc:
+        raise MergeError(f"{path}: {exc} (write shards with `mmaplint check --shard K/N -o FILE`)") from None
+    if not isinstance(shard, dict) or not {"build", "part", "files", "read_for", "results", "errors"} <= set(shard):
+        raise MergeError(f"{path} is not the facts of a shard")
+    return shard
 
 
-def merge(paths: list[str]) -> dict:
-    logs = {path: _load(path) for path in paths}
+def load(paths: list[str], build: str, callees: frozenset[str]) -> tuple[list[str], list, list[FileError]]:
+    """(every file, their facts or errors in that order, other errors) from the shards'
+    files; `callees` are the calls whose arguments this merge's rules read."""
+    shards = [(path, _load(path)) for path in paths]
+    first_path, first = shards[0]
+    count = first["part"][1]
+    seen: dict[int, str] = {}
+    for path, shard in shards:
+        if shard["build"] != build:
+            raise MergeError(f"{path} was written by another mmaplint build; run every shard and "
+                             "the merge with the same installation")
+        if shard["files"] != first["files"] or shard["part"][1] != count:
+            raise MergeError(f"{path} is a shard of another split than {first_path} (other files "
+                             "or another N); run every shard on the same paths")
+        if shard["read_for"] != first["read_for"]:
+            raise MergeError(f"{path} was parsed with other options than {first_path}; run every "
+                             "shard with the same options")
+        k = shard["part"][0]
+        if k in seen:
+            raise MergeError(f"{path} and {seen[k]} are both shard {k}/{count}")
+        seen[k] = path
+    if not callees <= set(first["read_for"]["callees"]):
+        raise MergeError(f"the shards were parsed for other rules than this merge runs; give merge "
+                         "the --select and --ignore the shards had")
+    missing = sorted(set(range(1, count + 1)) - set(seen))
+    if missing:
+        raise MergeError(f"shard{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(f'{k}/{count}' for k in missing)} missing")
+    absent = next((f for f in first["files"] if not os.path.lexists(f)), None)
+    if absent is not None:
+        raise MergeError(f"{absent}: no such file here; run the merge in the directory the "
+                         "shards ran in, on the same checkout")
     try:
-        return _join(logs)
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise MergeError(f"malformed SARIF among {', '.join(paths)}: {exc!r}") from None
-
-
-def _join(logs: dict[str, dict]) -> dict:
-    runs = [(path, run) for path, log in logs.items() for run in log["runs"]]
-    if not runs:
-        raise MergeError("no runs to merge")
-    first_path, first = runs[0]
-    root = first.get("originalUriBaseIds", {}).get(SRCROOT)
-    rules: dict[str, dict] = {}
-    for path, run in runs:
-        if run.get("originalUriBaseIds", {}).get(SRCROOT) != root:
-            raise MergeError(f"{path} has another {SRCROOT} than {first_path}; run every shard "
-                             "from the same directory")
-        for rule in run["tool"]["driver"].get("rules", []):
-            rules.setdefault(rule["id"], rule)
-    ordered = [rules[k] for k in sorted(rules)]
-    index = {rule["id"]: n for n, rule in enumerate(ordered)}
-    results, notifications, frontends, analyzed = [], [], set(), 0
-    for path, run in runs:
-        for result in run.get("results", []):
-            if result.get("ruleId") not in index:
-                raise MergeError(f"{path}: result for rule {result.get('ruleId')} not in its driver")
-            results.append(dict(result, ruleIndex=index[result["ruleId"]]))
-        for invocation in run.get("invocations", []):
-            notifications += invocation.get("toolExecutionNotifications", [])
-        frontends.update(run.get("properties", {}).get("frontends", []))
-        analyzed += run.get("properties", {}).get("analyzed", 0)
-    merged = dict(first)
-    merged["tool"] = {"driver": dict(first["tool"]["driver"], rules=ordered)}
-    merged["invocations"] = [{"executionSuccessful": all(
-        i.get("executionSuccessful", True) for _, run in runs for i in run.get("invocations", [])),
-        "toolExecutionNotifications": notifications}]
-    merged["results"] = results
-    merged["properties"] = dict(first.get("properties", {}), frontends=sorted(frontends),
-                                analyzed=analyzed)
-    return {"$schema": logs[first_path].get("$schema", SCHEMA_URI), "version": "2.1.0", "runs": [merged]}
+        by_path = {r[0] if isinstance(r, tuple) else r.path: FileError(*r) if isinstance(r, tuple) else r
+                   for _, shard in shards for r in shard["results"]}
+        errors = sorted({FileError(*e) for _, shard in shards for e in shard["errors"]})
+        results = [by_path[f] for f in first["files"]]     # the order of an unsharded run
+    except (TypeError, ValueError, KeyError, AttributeError):
+        raise MergeError("a shard's facts are malformed") from None
+    if not all(isinstance(r, (FileFacts, FileError)) for r in results):
+        raise MergeError("a shard's facts are malformed")
+    return list(first["files"]), results, errors

@@ -1,14 +1,19 @@
 """`--shard K/N`: the K-th of N deterministic parts of the files, for a CI matrix.
 
 A file's shard is a stable hash of its path (as given, normalised, with forward slashes), so
-every machine puts it in the same shard whatever the file order or Python's hash seed.
-Rules that follow calls across files only see the files of their own shard.
+every machine puts it in the same shard whatever the file order or Python's hash seed.  A
+shard only parses: it writes its files' facts (`-o FILE`), and `mmaplint merge` reads every
+shard's facts and runs the rules once on the whole program, so calls across files are
+followed whichever shards parsed them (see merge.py).
 """
 from __future__ import annotations
 
 import hashlib
 import os
 from pathlib import PurePath
+
+from .facts_cache import encode
+from .findings import FileError
 
 
 class ShardError(Exception):
@@ -30,3 +35,18 @@ def shard_of(path: str, count: int) -> int:
 
 def select(files: list[str], k: int, n: int) -> list[str]:
     return [f for f in files if shard_of(f, n) == k]
+
+
+def write(path: str, part: tuple[int, int], files: list[str], read_for: dict, results: list,
+          errors: list[FileError], build: str) -> None:
+    """One shard's facts: `files` is every shard's file list, `read_for` what shapes the facts
+    (the rules' argument calls, the parse settings), `results` this shard's facts or errors
+    by file, `errors` the others (a malformed compilation database)."""
+    shard = {"build": build, "part": part, "files": tuple(files), "read_for": read_for,
+             "results": tuple((r.path, r.message) if isinstance(r, FileError) else r for r in results),
+             "errors": tuple((e.path, e.message) for e in errors)}
+    try:
+        with open(path, "wb") as stream:
+            stream.write(encode(shard))
+    except OSError as exc:
+        raise ShardError(f"cannot write {path}: {exc.strerror or exc}") from None

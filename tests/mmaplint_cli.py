@@ -3,11 +3,14 @@ subprocess (a fresh process re-reads sources and entry points), and a C source w
 known finding."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from types import SimpleNamespace
 
 SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
 
@@ -37,6 +40,20 @@ def mmaplint(*args: str, cwd: str | os.PathLike, env: dict | None = None,
              python: str = sys.executable) -> subprocess.CompletedProcess:
     return subprocess.run([python, "-m", "mmaplint", *args], cwd=cwd, capture_output=True,
                           text=True, env=env, timeout=300)
+
+
+def in_process(*args: str, cwd: str | os.PathLike) -> SimpleNamespace:
+    """`mmaplint ARGS` run from `cwd` by this process's own main(), with no interpreter to
+    start: the exit code and the output, as from a subprocess."""
+    from mmaplint.analyzer.cli import main
+    out, err, previous = io.StringIO(), io.StringIO(), os.getcwd()
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(previous)
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def sarif(*args: str, cwd: str | os.PathLike) -> dict:

@@ -79,25 +79,27 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, capsys):
     bad = write(tmp_path, "bad.c", PER_PAGE_MSYNC)
     code, out, err = run(capsys, "--select", "MML999", str(bad))
     assert code == 2 and err.strip().count("\n") == 0 and "MML999" in err
-    assert run(capsys)[0] == 2          # no paths
 
 
 def test_json_shape(tmp_path, capsys):
     bad = write(tmp_path, "bad.c", PER_PAGE_MSYNC)
     code, data = run_json(capsys, "--frontend", "tree-sitter", str(bad), str(tmp_path / "nope.c"))
-    assert code == 1
+    assert code == 2                            # a path that does not exist
     assert set(data) == {"version", "findings", "errors"}
     (finding,) = data["findings"]
     assert set(finding) == {"rule", "name", "severity", "path", "line", "column", "end_line",
-                            "end_column", "message", "frontend", "related", "reproducer", "confirm"}
+                            "end_column", "message", "frontend", "fingerprint", "related",
+                            "reproducer", "confirm"}
     assert (finding["rule"], finding["name"], finding["line"], finding["column"]) == \
         ("MML001", "msync-in-loop", 6, 9)
     assert finding["frontend"] == "tree-sitter"
     assert finding["reproducer"] == "corpus/msync_per_page"
     assert finding["confirm"] == "mmaplint confirm MML001"
-    assert finding["related"][0] == {"path": str(bad), "line": 4,
+    # paths relative to the report root (here the working directory), as SARIF's
+    assert finding["path"] == "bad.c"
+    assert finding["related"][0] == {"path": "bad.c", "line": 4,
                                      "message": "this for loop repeats it"}
-    assert data["errors"] == [{"path": str(tmp_path / "nope.c"), "message": "no such file or directory"}]
+    assert data["errors"] == [{"path": "nope.c", "message": "no such file or directory"}]
 
 
 def test_output_is_deterministic_across_jobs(tmp_path, capsys):
@@ -138,7 +140,7 @@ def test_python_dash_m_and_no_traceback(tmp_path):
     bad = write(tmp_path, "bad.c", PER_PAGE_MSYNC)
     done = subprocess.run([sys.executable, "-m", "mmaplint", "--frontend", "tree-sitter", str(bad),
                            str(tmp_path / "missing.c")], capture_output=True, text=True)
-    assert done.returncode == 1
+    assert done.returncode == 2                 # the missing path, though a file was analyzed
     assert "MML001" in done.stdout and "no such file or directory" in done.stdout
     assert "Traceback" not in done.stderr
 
@@ -273,7 +275,7 @@ def test_missing_and_unreadable_files_do_not_stop_the_run(tmp_path, capsys):
     directory.mkdir()
     code, errors, findings = errors_for(capsys, "--frontend", "tree-sitter", str(good), str(dangling),
                                         str(tmp_path / "missing.c"), str(directory / "x.h"))
-    assert code == 1 and len(findings) == 1
+    assert code == 2 and len(findings) == 1
     assert {Path(e["path"]).name for e in errors} == {"dangling.c", "missing.c", "x.h"}
 
 
@@ -282,7 +284,7 @@ def test_permission_denied(tmp_path, capsys):
     locked = write(tmp_path, "locked.c", CLEAN)
     locked.chmod(0)
     code, errors, _ = errors_for(capsys, str(locked))
-    assert code == 2 and errors == [{"path": str(locked), "message": "permission denied"}]
+    assert code == 2 and errors == [{"path": "locked.c", "message": "permission denied"}]
 
 
 def test_empty_file_is_clean(tmp_path, capsys):
@@ -296,7 +298,7 @@ def test_binary_file(tmp_path, capsys):
     good = write(tmp_path, "good.c", PER_PAGE_MSYNC)
     code, errors, findings = errors_for(capsys, str(blob), str(good))
     assert code == 1 and len(findings) == 1
-    assert errors == [{"path": str(blob), "message": "binary file (NUL bytes), not C or C++ source; skipped"}]
+    assert errors == [{"path": "blob.c", "message": "binary file (NUL bytes), not C or C++ source; skipped"}]
 
 
 @pytest.mark.parametrize("frontend", ["auto", "clang", "tree-sitter"])
@@ -334,7 +336,7 @@ def test_malformed_compile_commands(tmp_path, capsys):
     other = write(tmp_path, "other.c", PER_PAGE_MSYNC)
     code, errors, findings = errors_for(capsys, "--frontend", "clang", str(path), str(other))
     assert code == 1 and [(f["rule"], f["frontend"]) for f in findings] == [("MML001", "clang")] * 2
-    assert len(errors) == 1 and errors[0]["path"] == str(database)
+    assert len(errors) == 1 and errors[0]["path"] == database.name
     assert errors[0]["message"].startswith("malformed compile_commands.json")
 
 
@@ -361,7 +363,7 @@ def test_a_frontend_bug_is_one_files_error(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(treesitter, "parse", broken)
     code, errors, findings = errors_for(capsys, "--frontend", "tree-sitter", str(bad))
     assert (code, findings) == (2, [])
-    assert errors == [{"path": str(bad), "message": "internal error in the tree-sitter frontend "
+    assert errors == [{"path": "bad.c", "message": "internal error in the tree-sitter frontend "
                        "(AttributeError: simulated bug); please report it"}]
 
 
@@ -371,7 +373,7 @@ def test_a_native_crash_costs_one_file(tmp_path, capsys):
     good = write(tmp_path, "good.c", PER_PAGE_MSYNC)
     code, errors, findings = errors_for(capsys, "--frontend", "clang", "-j", "1", str(deep), str(good))
     assert code == 1 and [f["rule"] for f in findings] == ["MML001"]
-    assert errors == [{"path": str(deep),
+    assert errors == [{"path": "deep.c",
                        "message": "the clang frontend crashed on this file (libclang died); skipped"}]
 
 
@@ -440,7 +442,7 @@ def test_header_templates_are_read_as_headers(tmp_path):
 
     for name in ("api.h.in", "main.c", "notes.in", "Makefile.in"):
         (tmp_path / name).write_text("\n")
-    files, _ = discover([str(tmp_path)])
+    files = discover([str(tmp_path)]).files
     assert sorted(Path(f).name for f in files) == ["api.h.in", "main.c"]
     assert language_of(str(tmp_path / "api.hpp.in")) == "c++"
 

@@ -10,7 +10,7 @@ import pytest
 
 from mmaplint.analyzer.changed_lines import parse_hunks
 
-from mmaplint_cli import CLEAN, MSYNC_LOOP, mmaplint
+from mmaplint_cli import CLEAN, MSYNC_LOOP, in_process
 
 SECOND_LOOP = MSYNC_LOOP.replace("copy_pages", "copy_more").split("\n", 3)[3]   # no #includes
 
@@ -20,11 +20,11 @@ def git(*args: str, cwd: Path) -> str:
                           cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def check(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return mmaplint("check", "--frontend", "tree-sitter", "--format", "json", *args, cwd=cwd)
+def check(*args: str, cwd: Path):
+    return in_process("check", "--frontend", "tree-sitter", "-j", "1", "--format", "json", *args, cwd=cwd)
 
 
-def lines(done: subprocess.CompletedProcess) -> list[int]:
+def lines(done) -> list[int]:
     return [f["line"] for f in json.loads(done.stdout)["findings"]]
 
 
@@ -105,3 +105,99 @@ def test_baseline_errors_are_one_line(tmp_path: Path):
         done = check(*args, "ok.c", cwd=tmp_path)
         assert done.returncode == 2
         assert done.stderr.startswith(f"mmaplint: error: {message}") and done.stderr.count("\n") == 1
+
+
+def test_a_baselined_finding_survives_its_loop_header_changing(tmp_path: Path):
+    source, recorded = tmp_path / "pages.c", "baseline.json"
+    source.write_text(MSYNC_LOOP)
+    assert check("--baseline", recorded, "--write-baseline", "pages.c", cwd=tmp_path).returncode == 0
+    source.write_text(MSYNC_LOOP.replace("off += 4096)", "off = off + 4096)"))
+    assert lines(check("pages.c", cwd=tmp_path)) == [7]            # still a finding...
+    done = check("--baseline", recorded, "pages.c", cwd=tmp_path)
+    assert (done.returncode, lines(done)) == (0, [])               # ...and still baselined
+
+
+def test_a_baselined_finding_survives_its_file_being_renamed(tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "pages.c").write_text(MSYNC_LOOP + SECOND_LOOP)
+    assert check("--baseline", "b.json", "--write-baseline", "src", cwd=tmp_path).returncode == 0
+    (tmp_path / "src" / "pages.c").rename(tmp_path / "src" / "copy.c")
+    done = check("--baseline", "b.json", "src", cwd=tmp_path)
+    assert (done.returncode, lines(done)) == (0, [])
+    # a third copy of the same code is new: each recorded entry matches one finding
+    (tmp_path / "src" / "more.c").write_text(MSYNC_LOOP)
+    done = check("--baseline", "b.json", "src", cwd=tmp_path)
+    assert (done.returncode, [(f["path"], f["line"]) for f in json.loads(done.stdout)["findings"]]) == \
+        (1, [("src/more.c", 7)])
+
+
+def test_an_old_baseline_is_a_clear_error(tmp_path: Path):
+    (tmp_path / "ok.c").write_text(CLEAN)
+    (tmp_path / "old.json").write_text('{"version": 1, "findings": []}')
+    done = check("--baseline", "old.json", "ok.c", cwd=tmp_path)
+    assert done.returncode == 2 and "written by an older mmaplint" in done.stderr
+
+
+HELPER = """\
+#include <sys/mman.h>
+
+void flush_page(char *page) {
+    (void)page;
+}
+"""
+CALLER = """\
+void flush_page(char *page);
+
+void write_pages(char *map, long pages) {
+    for (long i = 0; i < pages; i++)
+        flush_page(map + i * 4096);
+}
+"""
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> Path:
+    git("init", "-q", cwd=tmp_path)
+    (tmp_path / "helper.c").write_text(HELPER)
+    (tmp_path / "caller.c").write_text(CALLER)
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-q", "-m", "start", cwd=tmp_path)
+    return tmp_path
+
+
+def test_diff_reports_a_change_that_makes_another_files_call_per_iteration(program: Path):
+    # the helper changes; the loop that makes its msync per iteration is in an unchanged file
+    (program / "helper.c").write_text(HELPER.replace("(void)page;", "msync(page, 4096, MS_SYNC);"))
+    done = check("--diff", "HEAD", ".", cwd=program)
+    assert [(f["path"], f["line"]) for f in json.loads(done.stdout)["findings"]] == [("helper.c", 4)]
+
+
+def test_diff_reports_a_finding_whose_chain_the_change_touches(program: Path):
+    # the helper already syncs, outside any loop; a change elsewhere calls it per iteration
+    (program / "helper.c").write_text(HELPER.replace("(void)page;", "msync(page, 4096, MS_SYNC);"))
+    (program / "caller.c").write_text("void write_pages(char *map, long pages) {}\n")
+    git("commit", "-qam", "a sync", cwd=program)
+    assert lines(check("--diff", "HEAD", ".", cwd=program)) == []
+    (program / "caller.c").write_text(CALLER)
+    done = check("--diff", "HEAD", ".", cwd=program)
+    (finding,) = json.loads(done.stdout)["findings"]
+    assert (finding["path"], finding["line"]) == ("helper.c", 4)
+    assert ("caller.c", 5) in [(r["path"], r["line"]) for r in finding["related"]]
+
+
+def test_program_reports_only_what_touches_the_files_named(program: Path):
+    (program / "helper.c").write_text(HELPER.replace("(void)page;", "msync(page, 4096, MS_SYNC);"))
+    (program / "other.c").write_text(MSYNC_LOOP)
+    assert lines(check("helper.c", cwd=program)) == []          # alone, no loop calls it
+    done = check("--program", ".", "helper.c", cwd=program)
+    assert [(f["path"], f["line"]) for f in json.loads(done.stdout)["findings"]] == [("helper.c", 4)]
+    done = check("--program", ".", "caller.c", cwd=program)     # the chain touches caller.c
+    assert [f["path"] for f in json.loads(done.stdout)["findings"]] == ["helper.c"]
+
+
+def test_diff_head_before_the_first_commit_is_all_new(tmp_path: Path):
+    git("init", "-q", cwd=tmp_path)
+    (tmp_path / "pages.c").write_text(MSYNC_LOOP)
+    git("add", ".", cwd=tmp_path)
+    done = check("--diff", "HEAD", "pages.c", cwd=tmp_path)
+    assert (done.returncode, lines(done)) == (1, [7])

@@ -62,7 +62,7 @@ def test_gitlab_code_quality_shares_the_sarif_fingerprint(tmp_path: Path):
     assert issue["location"] == {"path": "src/pages.c", "lines": {"begin": 7, "end": 7}}
     assert issue["description"].startswith("MML001 [msync-in-loop] ")
     (result,) = sarif("src", cwd=tmp_path)["runs"][0]["results"]
-    assert issue["fingerprint"] == result["partialFingerprints"]["mmaplint/v1"]
+    assert issue["fingerprint"] == result["partialFingerprints"]["mmaplint/v2"]
 
 
 def test_gitlab_on_a_clean_run_is_an_empty_list(tmp_path: Path):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from mmaplint import __version__
 
+from .. import sources
 from ..registry import Rule
 
 
@@ -19,14 +19,9 @@ class FormatContext:
     extra: dict = field(default_factory=dict)   # format-specific options
 
 
-@lru_cache(maxsize=64)
 def source_lines(path: str) -> tuple[str, ...]:
     """A file's lines for excerpts; empty when it cannot be read any more."""
-    try:
-        with open(path, "rb") as stream:
-            return tuple(stream.read().decode("utf-8", "replace").splitlines())
-    except OSError:
-        return ()
+    return sources.text_lines(path)
 
 
 CONFIRMATIONS = "confirmations"     # context.extra key: (rule results, environment) of `check --confirm`

@@ -60,6 +60,8 @@ def render(report: Report, context: FormatContext) -> str:
         out += render_finding(f, context) + [""]
     for error in report.errors:
         out.append(f"{_display(error.path, context)}: error: {error.message}")
+    if context.extra.get("quiet"):          # -q: the findings (and errors) only
+        return "\n".join(out) + "\n" if out else ""
     count = len(report.findings)
     summary = f"Found {count} finding{'s' if count != 1 else ''} in {len(report.analyzed)} " \
               f"file{'s' if len(report.analyzed) != 1 else ''} analyzed"

@@ -100,4 +100,5 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         guards=relevant_guards(walker.guards, walker.calls, walker.assignments),
         comments=tuple(_comments(tu, path, source)),
         lines=_line_count(source),
+        includes=tuple(sorted({inclusion.include.name for inclusion in tu.get_includes()})),
     )
