@@ -87,8 +87,8 @@ def changed_lines(ref: str, files: list[str]) -> dict[str, set[int] | None]:
 
 def on_changed_lines(findings: list[Finding], changed: dict[str, set[int] | None]) -> list[Finding]:
     """Findings that touch a changed line: one of their own lines, or the first line of a
-    related location (the loop, each call on the way to the flagged call), so that a change
-    in one file that makes a call in another run per iteration is reported."""
+    related location (the loop, each call on the way, the I/O call it leads to), so that a
+    change in one file that makes a call in another run per iteration is reported."""
     def touches(path: str, first: int, last: int) -> bool:
         lines = changed.get(os.path.realpath(path), set())
         return lines is ALL_LINES or any(n in lines for n in range(first, last + 1))

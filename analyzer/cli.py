@@ -27,8 +27,8 @@ from .baseline import BaselineError
 from .changed_lines import ALL_LINES, DiffError, changed_lines, on_changed_lines
 from .config import FRONTENDS, ConfigError, find_config
 from .discovery import DEFAULT_EXCLUDE, Excludes, discover
-from .engine import (Settings, UsageError, analyze_facts, analyze_files, argument_callees, read_facts,
-                     rules_matching, select_rules)
+from .engine import (Settings, UsageError, analyze_facts, analyze_files, read_facts, rules_matching,
+                     select_rules)
 from .facts_cache import DIRECTORY as CACHE_DIRECTORY, FactsCache, build_id
 from .formats import FormatContext
 from .merge import MergeError
@@ -104,8 +104,8 @@ def _check_parser(formats: list[str], merging: bool = False) -> argparse.Argumen
                        help="rules to skip (as --select)")
     changes = p.add_argument_group("changes")
     changes.add_argument("--diff", metavar="REF", help="report only findings that touch lines changed "
-                         "since the git revision REF (their own lines, or the first line of their loop "
-                         "or of a call on the way)")
+                         "since the git revision REF (their own lines, or the first line of their loop, "
+                         "of a call on the way or of the I/O call it leads to)")
     changes.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE "
                          "(matched by fingerprint, so moved code and renamed files stay quiet)")
     changes.add_argument("--write-baseline", action="store_true",
@@ -274,12 +274,11 @@ def _cache(args, config, root: str) -> FactsCache | None:
     return FactsCache(args.cache_dir or config.cache_dir or os.path.join(root, CACHE_DIRECTORY))
 
 
-def _read_for(settings: Settings, rules) -> dict:
+def _read_for(settings: Settings) -> dict:
     """What shapes a shard's facts: merge refuses to join shards that differ in it."""
-    return {"callees": tuple(sorted(argument_callees(rules))), "frontend": settings.frontend,
-            "compile_commands": settings.compile_commands, "max_file_size": settings.max_file_size,
-            "include_dirs": tuple(os.path.abspath(d) for d in settings.include_dirs),
-            "defines": settings.defines}
+    return {"frontend": settings.frontend, "compile_commands": settings.compile_commands,
+            "max_file_size": settings.max_file_size, "defines": settings.defines,
+            "include_dirs": tuple(os.path.abspath(d) for d in settings.include_dirs)}
 
 
 def run_check(argv: list[str], merging: bool = False) -> int:
@@ -305,13 +304,13 @@ def run_check(argv: list[str], merging: bool = False) -> int:
     progress = Progress(wanted(args.progress) and not args.quiet)
     with progress:
         if merging:
-            files, results, errors = merge.load(args.paths, build_id(), argument_callees(rules))
+            files, results, errors = merge.load(args.paths, build_id())
             report = analyze_facts(lambda: results, rules, settings, errors, progress)
             named, missing = files, []
         else:
             named, files, missing, settings = _files(args, config, settings)
             if sharding:
-                return _write_shard(args, files, missing, settings, rules, _cache(args, config, root), progress)
+                return _write_shard(args, files, missing, settings, _cache(args, config, root), progress)
             cache = None if settings.given else _cache(args, config, root)
             report = analyze_files(files, settings, rules, missing, cache, progress)
     prints = fingerprints.compute(report.findings, root)
@@ -368,13 +367,13 @@ def _files(args, config, settings: Settings) -> tuple[list[str], list[str], list
     return found.files, files, found.missing, settings
 
 
-def _write_shard(args, files: list[str], missing: list, settings: Settings, rules, cache, progress) -> int:
+def _write_shard(args, files: list[str], missing: list, settings: Settings, cache, progress) -> int:
     """Parse this shard's part of the files and write their facts; a path that does not exist
     fails every shard (and is reported again by the merge)."""
     part = shard.parse(args.shard)
     errors = list(missing)
-    results = read_facts(shard.select(files, *part), settings, rules, errors, cache, progress)
-    shard.write(args.output, part, files, _read_for(settings, rules), results, errors, build_id())
+    results = read_facts(shard.select(files, *part), settings, errors, cache, progress)
+    shard.write(args.output, part, files, _read_for(settings), results, errors, build_id())
     return EXIT_ERROR if missing else EXIT_CLEAN
 
 

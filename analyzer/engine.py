@@ -207,27 +207,22 @@ def analyze_files(files: list[str], settings: Settings = Settings(), rules: list
     rules = select_rules(load_rules(), settings.select, settings.ignore) if rules is None else rules
     errors = list(errors)
     sources.give(settings.given)
-    return analyze_facts(lambda: read_facts(files, settings, rules, errors, cache, progress),
+    return analyze_facts(lambda: read_facts(files, settings, errors, cache, progress),
                          rules, settings, errors, progress)
-
-
-def argument_callees(rules: list[Rule]) -> frozenset[str]:
-    """The calls whose arguments the frontends record for these rules: every call's, since a
-    call of the program's own function is what its summary is instantiated with, whichever
-    rules run (summaries.py)."""
-    return frozenset({EVERY_CALL})
 
 
 def _callees(rules: list[Rule]) -> frozenset[str]:
     return frozenset().union(*(r.callees for r in rules))
 
 
-def read_facts(files: list[str], settings: Settings, rules: list[Rule], errors: list[FileError],
+def read_facts(files: list[str], settings: Settings, errors: list[FileError],
                cache: FactsCache | None = None, progress: Progress = progress_bars.NONE) -> list:
-    """Every file's facts (or its error) as these rules need them; a malformed compilation
-    database is added to `errors`."""
+    """Every file's facts (or its error); a malformed compilation database is added to
+    `errors`."""
     args = _compile_args(files, settings, errors)
-    return _facts(files, settings, argument_callees(rules), args, cache, progress)
+    # every call's arguments: a call of the program's own function is what its summary is
+    # instantiated with, whichever rules run (summaries.py)
+    return _facts(files, settings, frozenset({EVERY_CALL}), args, cache, progress)
 
 
 def analyze_facts(read, rules: list[Rule], settings: Settings, errors: list[FileError],

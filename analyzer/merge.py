@@ -2,10 +2,9 @@
 which the rules then run once, exactly as an unsharded `mmaplint check` would.
 
 Every shard of one split must be there, once, written by this very build (the facts' shape
-changes between versions), for the same files, with the same options; the merge's rules must
-be ones the shards parsed for (the frontends record the arguments of the calls the rules
-read); and the merge must run where the shards ran (the facts name files by the paths they
-were given).
+changes between versions), for the same files, with the same parse options; and the merge
+must run where the shards ran (the facts name files by the paths they were given).  The
+rules are the merge's own (--select, --ignore): facts do not depend on them.
 """
 from __future__ import annotations
 
@@ -33,9 +32,8 @@ def _load(path: str) -> dict:
     return shard
 
 
-def load(paths: list[str], build: str, callees: frozenset[str]) -> tuple[list[str], list, list[FileError]]:
-    """(every file, their facts or errors in that order, other errors) from the shards'
-    files; `callees` are the calls whose arguments this merge's rules read."""
+def load(paths: list[str], build: str) -> tuple[list[str], list, list[FileError]]:
+    """(every file, their facts or errors in that order, other errors) from the shards' files."""
     shards = [(path, _load(path)) for path in paths]
     first_path, first = shards[0]
     count = first["part"][1]
@@ -54,9 +52,6 @@ def load(paths: list[str], build: str, callees: frozenset[str]) -> tuple[list[st
         if k in seen:
             raise MergeError(f"{path} and {seen[k]} are both shard {k}/{count}")
         seen[k] = path
-    if not callees <= set(first["read_for"]["callees"]):
-        raise MergeError(f"the shards were parsed for other rules than this merge runs; give merge "
-                         "the --select and --ignore the shards had")
     missing = sorted(set(range(1, count + 1)) - set(seen))
     if missing:
         raise MergeError(f"shard{'s' if len(missing) > 1 else ''} "

@@ -166,33 +166,34 @@ def program(tmp_path: Path) -> Path:
 
 
 def test_diff_reports_a_change_that_makes_another_files_call_per_iteration(program: Path):
-    # the helper changes; the loop that makes its msync per iteration is in an unchanged file
+    # the helper changes; the loop that makes its msync per iteration is in an unchanged file,
+    # where the finding points (at the call in the loop), its chain reaching the changed line
     (program / "helper.c").write_text(HELPER.replace("(void)page;", "msync(page, 4096, MS_SYNC);"))
     done = check("--diff", "HEAD", ".", cwd=program)
-    assert [(f["path"], f["line"]) for f in json.loads(done.stdout)["findings"]] == [("helper.c", 4)]
+    (finding,) = json.loads(done.stdout)["findings"]
+    assert (finding["path"], finding["line"]) == ("caller.c", 5)
+    assert ("helper.c", 4) in [(r["path"], r["line"]) for r in finding["related"]]
 
 
-def test_diff_reports_a_finding_whose_chain_the_change_touches(program: Path):
-    # the helper already syncs, outside any loop; a change elsewhere calls it per iteration
+def test_diff_reports_a_loop_added_around_an_unchanged_helper(program: Path):
     (program / "helper.c").write_text(HELPER.replace("(void)page;", "msync(page, 4096, MS_SYNC);"))
     (program / "caller.c").write_text("void write_pages(char *map, long pages) {}\n")
     git("commit", "-qam", "a sync", cwd=program)
     assert lines(check("--diff", "HEAD", ".", cwd=program)) == []
     (program / "caller.c").write_text(CALLER)
     done = check("--diff", "HEAD", ".", cwd=program)
-    (finding,) = json.loads(done.stdout)["findings"]
-    assert (finding["path"], finding["line"]) == ("helper.c", 4)
-    assert ("caller.c", 5) in [(r["path"], r["line"]) for r in finding["related"]]
+    assert [(f["path"], f["line"]) for f in json.loads(done.stdout)["findings"]] == [("caller.c", 5)]
 
 
 def test_program_reports_only_what_touches_the_files_named(program: Path):
     (program / "helper.c").write_text(HELPER.replace("(void)page;", "msync(page, 4096, MS_SYNC);"))
     (program / "other.c").write_text(MSYNC_LOOP)
     assert lines(check("helper.c", cwd=program)) == []          # alone, no loop calls it
-    done = check("--program", ".", "helper.c", cwd=program)
-    assert [(f["path"], f["line"]) for f in json.loads(done.stdout)["findings"]] == [("helper.c", 4)]
-    done = check("--program", ".", "caller.c", cwd=program)     # the chain touches caller.c
-    assert [f["path"] for f in json.loads(done.stdout)["findings"]] == ["helper.c"]
+    for named in ("helper.c", "caller.c"):                     # the finding's chain touches both
+        done = check("--program", ".", named, cwd=program)
+        assert [(f["path"], f["line"]) for f in json.loads(done.stdout)["findings"]] == [("caller.c", 5)]
+    done = check("--program", ".", "other.c", cwd=program)
+    assert [(f["path"], f["line"]) for f in json.loads(done.stdout)["findings"]] == [("other.c", 7)]
 
 
 def test_diff_head_before_the_first_commit_is_all_new(tmp_path: Path):

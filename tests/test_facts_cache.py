@@ -82,9 +82,11 @@ def test_facts_name_the_file_as_the_run_names_it(tree: Path, parsed: list[str]):
 def test_other_parse_settings_are_other_entries(tree: Path, parsed: list[str]):
     cache = FactsCache(str(tree / "cache"))
     analyze(["f0.c"], TREE_SITTER, cache=cache)
-    analyze(["f0.c"], Settings(frontend="tree-sitter", jobs=1, select=("MML005",)), cache=cache)
     analyze(["f0.c"], Settings(frontend="tree-sitter", jobs=1, defines=("X=1",)), cache=cache)
+    analyze(["f0.c"], Settings(frontend="tree-sitter", jobs=1, include_dirs=("include",)), cache=cache)
     assert (len(parsed), cache.hits) == (3, 0)
+    analyze(["f0.c"], Settings(frontend="tree-sitter", jobs=1, select=("MML005",)), cache=cache)
+    assert (len(parsed), cache.hits) == (3, 1)     # the rules do not shape the facts
     analyze(["f0.c"], TREE_SITTER, cache=FactsCache(str(tree / "cache"), build="another-build"))
     assert len(parsed) == 4                    # another build never reads this one's entries
 

@@ -80,9 +80,10 @@ def test_a_sync_made_per_iteration_through_an_unchanged_file_fails(repo: Path, t
     done, outputs = action(repo, tmp_path, base)
     assert done.returncode == 0, done.stderr          # the Verdict step fails on status 1
     assert outputs["status"] == "1" and outputs["has-sarif"] == "true"
+    # at the call in the unchanged file's loop; its chain reaches the changed line
     (annotation,) = done.stdout.splitlines()
-    assert annotation.startswith("::warning file=helper.c,line=4,") and "caller.c:4" in annotation
-    assert sarif_results(outputs) == [("helper.c", 4)]      # the same analysis, as SARIF
+    assert annotation.startswith("::warning file=caller.c,line=5,") and "helper.c:4" in annotation
+    assert sarif_results(outputs) == [("caller.c", 5)]      # the same analysis, as SARIF
 
 
 def test_a_clean_change_passes(repo: Path, tmp_path: Path):

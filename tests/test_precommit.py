@@ -97,7 +97,8 @@ def test_a_sync_made_per_iteration_through_an_unchanged_file_fails_the_commit(pr
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
     assert "mmaplint" in output and "Failed" in output
-    assert "helper.c:4:5: MML001 [msync-in-loop]" in output and "caller.c:4: this for loop" in output
+    # reported at the call in the unchanged file's loop, its chain through the staged line
+    assert "caller.c:5:9: MML001 [msync-in-loop]" in output and "helper.c:4: msync() is made here" in output
     assert git("log", "--oneline", cwd=project).stdout.count("\n") == 1     # nothing committed
 
 

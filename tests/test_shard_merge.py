@@ -97,10 +97,10 @@ def test_the_split_is_fixed_across_releases_and_machines():
 
 def test_merged_shards_equal_one_unsharded_run(tree: Path, check, mmaplint, shards):
     whole = findings(check("--format", "json", "src"))
-    # the helper's msync is reported through a caller's loop, and that caller sits in
-    # another shard: a shard alone could not have seen it
-    (through,) = [f for f in whole if f[1] == "src/lib/flush.c"]
-    assert len(whole) == 4 and through[4] == (("src/d1/f1.c", 4), ("src/d1/f1.c", 5))
+    # each caller's loop makes the helper's msync per iteration: findings at the calls in
+    # the loops, their chains ending in lib/flush.c, which another shard parses
+    through = [f for f in whole if ("src/lib/flush.c", 4) in f[4]]
+    assert len(whole) == 6 and [f[1] for f in through] == ["src/d1/f1.c", "src/d1/f3.c", "src/d1/f5.c"]
     assert shard_of("src/d1/f1.c", SHARDS) != shard_of("src/lib/flush.c", SHARDS)
     written = shards(SHARDS)
     done = mmaplint("merge", "--format", "json", *written)
@@ -113,7 +113,7 @@ def test_merged_shards_equal_one_unsharded_run(tree: Path, check, mmaplint, shar
 def test_merge_takes_the_report_options(tree: Path, mmaplint, shards):
     written = shards(2, "--select", "MML001")
     done = mmaplint("merge", "--select", "MML001", "--statistics", *written)
-    assert (done.returncode, done.stdout) == (1, "4  MML001  msync-in-loop\n")
+    assert (done.returncode, done.stdout) == (1, "6  MML001  msync-in-loop\n")
 
 
 def test_an_empty_shard_is_clean(tree: Path, check):
@@ -138,7 +138,7 @@ def test_a_shard_needs_somewhere_to_write(tree: Path, check):
 def test_merge_rejects_what_it_cannot_join(tree: Path, tmp_path_factory, monkeypatch, mmaplint, shards):
     s1, s2, s3 = shards(3)
     other = shards(2, prefix="two")[0]
-    narrow = shards(3, "--select", "MML005", prefix="narrow")
+    narrow = shards(3, "-D", "X=1", prefix="narrow")
     (tree / "copy1.facts").write_bytes((tree / s1).read_bytes())
     (tree / "cut.facts").write_bytes((tree / s2).read_bytes()[:-40])
     (tree / "report.sarif").write_text(json.dumps({"version": "2.1.0", "runs": []}))
@@ -153,7 +153,6 @@ def test_merge_rejects_what_it_cannot_join(tree: Path, tmp_path_factory, monkeyp
             (("report.sarif",), "report.sarif: not mmaplint facts", tree),
             (("missing.facts",), "cannot read missing.facts", tree),
             ((narrow[0], s2, s3), "s2.facts was parsed with other options than narrow1.facts", tree),
-            (narrow, "the shards were parsed for other rules than this merge runs", tree),
             ((s1, s2, s3), "src/", elsewhere)]:
         monkeypatch.chdir(cwd)
         done = mmaplint("merge", *args)
