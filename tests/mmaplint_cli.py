@@ -35,6 +35,24 @@ void copy_once(char *map, unsigned long len) {
 }
 """
 
+# A program whose msync runs per iteration only across files: HELPER with its `(void)page;`
+# replaced by an msync, called by CALLER's loop (the finding: CALLER's line 5).
+HELPER = """\
+#include <sys/mman.h>
+
+void flush_page(char *page) {
+    (void)page;
+}
+"""
+CALLER = """\
+void flush_page(char *page);
+
+void write_pages(char *map, long pages) {
+    for (long i = 0; i < pages; i++)
+        flush_page(map + i * 4096);
+}
+"""
+
 
 def mmaplint(*args: str, cwd: str | os.PathLike, env: dict | None = None,
              python: str = sys.executable) -> subprocess.CompletedProcess:

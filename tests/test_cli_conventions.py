@@ -17,19 +17,7 @@ from mmaplint.analyzer.cli import main
 from mmaplint.analyzer.registry import load_formatters
 
 from mmaplint_cli import CLEAN, MSYNC_LOOP, mmaplint
-
-FLUSHES = """\
-#include <stdio.h>
-void log_all(const double *v, int n) {
-    for (int i = 0; i < n; i++) {
-        FILE *f = fopen("/tmp/log", "a");
-        fprintf(f, "%f\\n", v[i]);
-        fflush(f);
-        fputs("done\\n", f);
-        fclose(f);
-    }
-}
-"""
+from test_cli import ALL_RULES
 
 
 @pytest.fixture(autouse=True)
@@ -120,7 +108,7 @@ def test_a_directory_named_like_a_command_typo_is_a_path(tmp_path, capsys):
 
 
 def test_statistics(tmp_path, capsys):
-    (tmp_path / "log.c").write_text(FLUSHES)
+    (tmp_path / "log.c").write_text(ALL_RULES)
     (tmp_path / "pages.c").write_text(MSYNC_LOOP)
     (tmp_path / "more.c").write_text(MSYNC_LOOP.replace("copy_pages", "copy_more"))
     code, out, _ = run(capsys, "--frontend", "tree-sitter", "--statistics", ".")
@@ -169,7 +157,7 @@ def test_stdin_filename_needs_the_dash(capsys):
 def test_all_in_per_file_ignores(tmp_path, capsys):
     (tmp_path / "pyproject.toml").write_text('[tool.mmaplint]\nper-file-ignores = { "build/*" = ["ALL"] }\n')
     (tmp_path / "build").mkdir()
-    (tmp_path / "build" / "gen.c").write_text(FLUSHES)
+    (tmp_path / "build" / "gen.c").write_text(ALL_RULES)
     (tmp_path / "pages.c").write_text(MSYNC_LOOP)
     code, out, _ = run(capsys, "--frontend", "tree-sitter", "--format", "json", ".")
     assert [(f["path"], f["rule"]) for f in json.loads(out)["findings"]] == [("pages.c", "MML001")]

@@ -10,7 +10,7 @@ import pytest
 
 from mmaplint.analyzer.changed_lines import parse_hunks
 
-from mmaplint_cli import CLEAN, MSYNC_LOOP, in_process
+from mmaplint_cli import CALLER, CLEAN, HELPER, MSYNC_LOOP, in_process
 
 SECOND_LOOP = MSYNC_LOOP.replace("copy_pages", "copy_more").split("\n", 3)[3]   # no #includes
 
@@ -136,23 +136,6 @@ def test_an_old_baseline_is_a_clear_error(tmp_path: Path):
     (tmp_path / "old.json").write_text('{"version": 1, "findings": []}')
     done = check("--baseline", "old.json", "ok.c", cwd=tmp_path)
     assert done.returncode == 2 and "written by an older mmaplint" in done.stderr
-
-
-HELPER = """\
-#include <sys/mman.h>
-
-void flush_page(char *page) {
-    (void)page;
-}
-"""
-CALLER = """\
-void flush_page(char *page);
-
-void write_pages(char *map, long pages) {
-    for (long i = 0; i < pages; i++)
-        flush_page(map + i * 4096);
-}
-"""
 
 
 @pytest.fixture

@@ -13,27 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mmaplint_cli import CALLER, HELPER
+
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / ".ci" / "github-action"
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main",
        "-c", "protocol.file.allow=always"]
-
-HELPER = """\
-#include <sys/mman.h>
-
-void flush_page(char *page) {
-    (void)page;
-}
-"""
-CALLER = """\
-void flush_page(char *page);
-
-void write_pages(char *map, long pages) {
-    for (long i = 0; i < pages; i++)
-        flush_page(map + i * 4096);
-}
-"""
-
 
 def git(*args: str, cwd: Path) -> str:
     return subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()

@@ -17,24 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from mmaplint_cli import CALLER, HELPER
+
 ROOT = Path(__file__).resolve().parent.parent
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main"]
-HELPER = """\
-#include <sys/mman.h>
-
-void flush_page(char *page) {
-    (void)page;
-}
-"""
-CALLER = """\
-void flush_page(char *page);
-
-void write_pages(char *map, long pages) {
-    for (long i = 0; i < pages; i++)
-        flush_page(map + i * 4096);
-}
-"""
-
 pytestmark = pytest.mark.skipif(shutil.which("pre-commit") is None or shutil.which("git") is None,
                                 reason="pre-commit and git are needed (pre-commit is in the test extra)")
 
