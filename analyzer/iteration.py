@@ -68,12 +68,23 @@ class HotPath:
         items = [Related(self.loop.span, f"this {self.loop.kind} loop repeats it")]
         for depth, call in enumerate(self.chain):
             if depth == 0 and self.operation is not None:
-                continue    # the finding's own place
+                if call.via_field:      # the finding's own place: say how its call was followed
+                    items.append(Related(call.span, f"{call.callee}() runs{_resolved(call)}"))
+                continue
             how = "called here on every iteration" if depth == 0 else "which calls it here"
-            items.append(Related(call.span, f"{call.callee}() {how}"))
+            items.append(Related(call.span, f"{call.callee}() {how}{_resolved(call)}"))
         if self.operation is not None:
             items.append(Related(self.operation.span, f"{self.operation.callee}() is made here"))
         return tuple(items)
+
+
+def _resolved(call: Call) -> str:
+    """How a call through a field was followed: by its struct's type, or by the field's name."""
+    if not call.via_field:
+        return ""
+    if call.field_of is not None:
+        return f" (through the {call.callee} field of {call.field_of})"
+    return "" if call.target is not None else f" (any function stored in a field named {call.callee})"
 
 
 # How a loop repeats (Iteration.loop_class).

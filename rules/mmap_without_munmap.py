@@ -3,7 +3,8 @@
 ## What it does
 Reports an `mmap()` executed once per iteration of a loop (in the loop, or in a
 function or method the loop calls, across the analyzed files and however many
-calls away: a leak grows with every repetition, however coarse) when no `munmap()`
+calls away: a leak grows with every repetition, however coarse; the finding
+points at the call in the loop body that leads to it) when no `munmap()`
 in the analyzed code can receive the mapping: none is handed the variable the
 mapping went to, nor a variable, field or array it was copied into
 (`segs[n] = p` then `munmap(segs[i], len)` counts as released). A `munmap()` of

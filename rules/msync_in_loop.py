@@ -4,7 +4,11 @@
 Reports a call to `msync()` whose flags include `MS_SYNC`, or cannot be shown to
 lack it, when the call runs once per iteration of a loop: written in the loop
 body, expanded there from a macro, or inside a function or C++ method that the
-loop calls, directly or through further calls, across the analyzed files.
+loop calls, directly or through further calls, across the analyzed files (its
+flags, and the mapping it syncs, as the calls pass them: a shim handed
+`MS_SYNC` by its caller counts). A call made through a function points at the
+call in the loop body, with the chain down to the `msync` as related
+locations.
 `MS_ASYNC` and `MS_INVALIDATE` without `MS_SYNC` are not reported: Linux has
 made `MS_ASYNC` a no-op since 2.6.19 (dirty pages are tracked and the flusher
 writes them anyway). Nor is an msync of a mapping known to be `MAP_PRIVATE` or

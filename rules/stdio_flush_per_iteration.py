@@ -2,10 +2,12 @@
 
 ## What it does
 Reports `fflush()` executed once per iteration of a loop (in the loop, or in a
-function the loop calls), and stdio writes (`fprintf`, `fputs`, `fputc`,
-`putc`, `fwrite`, ...) executed per iteration on a stream that the code made
-unbuffered with `setvbuf(stream, NULL, _IONBF, 0)` or `setbuf(stream, NULL)`.
-Points at the `fflush`, or at the write. Not reported: a flush right before
+function the loop calls), its C++ forms (`out << std::endl`, `out <<
+std::flush`, `out.flush()` on an output stream), and stdio writes (`fprintf`,
+`fputs`, `fputc`, `putc`, `fwrite`, `printf`, `puts`, `putchar`, ...) executed
+per iteration on a stream that the code made unbuffered with `setvbuf(stream,
+NULL, _IONBF, 0)` or `setbuf(stream, NULL)`. Points at the flush or the write
+in the loop body, or at the call in the loop body that leads to it. Not reported: a flush right before
 the stream's `fclose` (the close flushes anyway); `stderr`, unbuffered by the
 C standard, unless the code gives it a buffer; flushes that run only while a
 debug, verbosity or trace setting is on, or a log level lets them through

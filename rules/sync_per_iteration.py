@@ -6,7 +6,10 @@ with a `SYNC_FILE_RANGE_WAIT_*` flag, when the call runs once per iteration of a
 loop (in the loop, or in a function or method the loop calls, across the
 analyzed files); and `write()`/`pwrite()`/`writev()` run per iteration on a
 descriptor opened with `O_SYNC` or `O_DSYNC` (in the `open()` flags, a flags
-variable, or `fcntl(F_SETFL)`), where every write is a flush. Points at the call.
+variable, or `fcntl(F_SETFL)`, also in another function: a helper that opens
+with the flags it is handed, or writes the descriptor it is handed), where
+every write is a flush. Points at the call in the loop body: the sync itself,
+or the call of the function that leads to it, one finding per loop.
 Not reported: a loop that syncs a different file each iteration (the
 descriptor is opened in the loop or taken from an array the loop walks: one
 flush per file is the minimum; an outer loop moving to the next directory does
