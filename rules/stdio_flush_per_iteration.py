@@ -139,7 +139,7 @@ def check(program: Program):
                   f"{spelled} runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related(), operation=hot.operation_span)
     unbuffered = _unbuffered_streams(program)
-    for call in program.calls(*WRITES, *STDOUT_WRITES):
+    for call in program.calls(*WRITES, *STDOUT_WRITES) if unbuffered else ():
         stream = _stream(program, call.arg(WRITES[call.callee]) if call.callee in WRITES else STDOUT, call)
         if stream not in unbuffered:
             continue

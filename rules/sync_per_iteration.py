@@ -95,7 +95,8 @@ def check(program: Program):
                       f"{call.callee}() runs {hot.describe()}: every iteration waits for the device "
                       "to flush, so the loop runs at the flush latency", related=hot.related(),
                       operation=hot.operation_span)
-    for call in program.calls(*WRITES):
+    # a write is a flush only on a synchronous descriptor: none opened, none to follow
+    for call in program.calls(*WRITES) if any(o.sync_flag for o in program.opens) else ():
         syncing = program.synchronous_opens(call.arg(0), call.span.path, call.function)
         if not syncing:
             continue
