@@ -2,7 +2,10 @@
 
 ## What it does
 Reports an `mmap()` with `MAP_SHARED` and `PROT_WRITE` of a descriptor that the
-same function grew just before without allocating the new range: with
+same function grew just before without allocating the new range (and, in the
+other order, an `ftruncate()` that grows a file mapped earlier, up to its
+largest size, when the same function then writes the grown range through the
+mapping: reported at the `ftruncate`): with
 `ftruncate()`, or by seeking past the end and writing one byte (`lseek` +
 `write(fd, "", 1)`, or `pwrite(fd, "", 1, size - 1)`), when the mapping is then
 written through, or kept in a struct field or a global (a database's map, a
@@ -115,6 +118,47 @@ def check(program: Program):
                      Related(call.span, f"the writable mapping is kept in {call.result.text} for writes elsewhere")),
             params={"size": size} if size else {},
         )
+    yield from _grown_under_mapping(program, lock_tables)
+
+
+def _grown_under_mapping(program: Program, lock_tables: set[Key]):
+    """The other order: a file mapped once (up to its largest size) and grown with ftruncate()
+    when a write passes its end, then written through the mapping in the same function (a
+    database's write path): the new range is a hole the stores fault into all the same."""
+    reported: set = set()
+    for growth in program.written_calls(*TRUNCATES):
+        grown_to = program.constant(growth.arg(1))
+        if grown_to is not None and grown_to < SMALL_REGION:
+            continue    # truncated away (0), or a few pages
+        descriptor = program.key(growth.arg(0), growth.span.path, growth.function)
+        if descriptor is None or descriptor in reported or _preallocated(program, descriptor):
+            continue
+        for store in program.stores:
+            if store.span.path != growth.span.path or store.function != growth.function or store.span < growth.span:
+                continue
+            mapping = program.mapping_written_by(store)
+            if (mapping is None or not (mapping.shared and mapping.writable and mapping.file_backed)
+                    or mapping.pointer in lock_tables
+                    or program.key(mapping.descriptor, mapping.call.span.path, mapping.call.function) != descriptor):
+                continue
+            made = mapping.call
+            if made.span.path == growth.span.path and made.function == growth.function and growth.span < made.span:
+                continue    # mapped after the growth, here: the mmap is reported
+            reported.add(descriptor)
+            yield Hit(
+                growth.span,
+                f"{growth.arg(0).text} is grown by {growth.callee}() and the new range is written through "
+                f"the MAP_SHARED mapping from line {made.span.line} without posix_fallocate: each first "
+                "store to a page faults and allocates blocks in page_mkwrite, and a full disk becomes SIGBUS",
+                related=(Related(made.span, "the file is mapped here"),
+                         Related(store.span, "the new range is written here")),
+            )
+            break
+
+
+def _preallocated(program: Program, descriptor: Key) -> bool:
+    return any(program.key(c.arg(0), c.span.path, c.function) == descriptor
+               for c in program.calls(*PREALLOCATES))
 
 
 def _first_stores(program: Program) -> dict[Call, Store]:
