@@ -56,9 +56,15 @@ def decode(value: int, family: dict[str, int]) -> set[str]:
         names.add("O_RDONLY")
     return names
 
-# C library functions that portability layers define for platforms that lack them (a compat
-# directory's vsnprintf, getline, strndup): on Linux the library's own run, not the program's.
+# C library functions a program may define for platforms that lack them (a compat directory's
+# vsnprintf, fio's fdatasync for Windows): on Linux the library's own run, not the program's.
 LIBC_FUNCTIONS = frozenset({
+    "open", "openat", "creat", "close", "dup", "dup2", "fcntl", "read", "write", "pread", "pwrite", "readv",
+    "writev", "pwritev", "lseek", "ftruncate", "fallocate", "posix_fallocate", "fsync", "fdatasync", "sync",
+    "syncfs", "sync_file_range", "mmap", "munmap", "msync", "mprotect", "madvise", "posix_madvise", "mremap",
+    "fopen", "fdopen", "freopen", "fclose", "fflush", "setvbuf", "setbuf", "setbuffer", "setlinebuf", "fread",
+    "fwrite", "fputs", "fputc", "putc", "fgets", "fgetc", "getc", "fseek", "ftell", "rewind", "fileno",
+    "memcpy", "memmove", "memset", "strcpy", "strncpy", "bcopy", "sleep", "usleep", "nanosleep",
     "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsprintf", "vsnprintf", "asprintf",
     "vasprintf", "dprintf", "vdprintf", "getline", "getdelim", "strdup", "strndup", "strnlen", "strlcpy",
     "strlcat", "strsep", "strcasestr", "strchrnul", "memmem", "memrchr", "mempcpy", "stpcpy", "setenv",

@@ -296,7 +296,7 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
             parsed.append(result)
             report.analyzed.append(result.path)
             report.frontends[result.path] = result.reason
-    program = Program(parsed, modelled=callees, models=models.load(dict(settings.models), settings.models_source))
+    program = Program(parsed, models=models.load(dict(settings.models), settings.models_source))
     directives = {f.path: suppressions.parse(f.path, f.comments) for f in parsed}
     late = [r for r in rules if "run" in inspect.signature(r.check).parameters]
     early = [r for r in rules if r not in late]

@@ -65,3 +65,28 @@ def through_pointer(member: Expr) -> bool:
 
 def is_store_through_pointer(target: Expr | None) -> bool:
     return target is not None and address_base(target) is not None
+
+
+def truth(expr: Expr | None, lookup: Callable[[str], int | None] | None = None) -> bool | None:
+    """Whether a condition holds, when its value is known (`!0`, `NULL`, `n == 0` with n known),
+    else None."""
+    expr = strip(expr)
+    if expr is None:
+        return None
+    value = constant(expr, lookup)
+    if value is not None:
+        return value != 0
+    if expr.kind == UNARY and expr.op == "!" and expr.children:
+        inner = truth(expr.children[0], lookup)
+        return None if inner is None else not inner
+    if expr.kind == BINARY and expr.op in ("&&", "||") and len(expr.children) == 2:
+        left, right = (truth(k, lookup) for k in expr.children)
+        if expr.op == "&&":
+            return False if False in (left, right) else True if left and right else None
+        return True if True in (left, right) else False if left is False and right is False else None
+    if expr.kind == BINARY and expr.op in ("==", "!=") and len(expr.children) == 2:
+        left, right = (constant(k, lookup) for k in expr.children)
+        if left is None or right is None:
+            return None
+        return (left == right) == (expr.op == "==")
+    return None

@@ -73,6 +73,8 @@ STREAM_CLASSES = frozenset({"ostream", "ofstream", "fstream", "iostream", "basic
                             "basic_fstream", "basic_iostream"})
 
 
+# Waits for descriptors that sleep when given none (frequency.waits).
+SLEEPING_POLLS = frozenset({"select", "pselect", "poll", "ppoll"})
 # Line editors that print a prompt and wait for a person to type a line: a loop that makes one
 # (a REPL) is paced by the person.  Only with one argument, the prompt: a program's own
 # function of the same name with other parameters (a record reader) is not one.
@@ -80,8 +82,20 @@ PROMPTS = frozenset({"readline", "linenoise", "getpass"})
 
 
 def waits(call: Call) -> bool:
-    """Whether a call waits for time to pass, another thread or process, or a person."""
+    """Whether a call waits for time to pass, another thread or process, or a person: a
+    select() or poll() given no descriptor to watch only sleeps for its timeout (`select(0,
+    NULL, NULL, NULL, &tv)`, `poll(NULL, 0, ms)`)."""
+    if call.callee in ("select", "pselect"):
+        return call.args is not None and len(call.args) >= 4 and all(_none(a) for a in call.args[1:4])
+    if call.callee in ("poll", "ppoll"):
+        return call.args is not None and len(call.args) >= 2 and (_none(call.args[0]) or _none(call.args[1]))
     return call.callee in WAITS or (call.callee in PROMPTS and call.args is not None and len(call.args) == 1)
+
+
+def _none(expr: Expr) -> bool:
+    """A null pointer or a zero count."""
+    expr = strip(expr)
+    return expr is not None and (expr.value == 0 or expr.kind == IDENTIFIER and expr.op in FAILURE_NAMES - {"MAP_FAILED", "SIG_ERR"})
 
 
 def may_matter(condition_text: str) -> bool:

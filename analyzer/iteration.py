@@ -13,12 +13,21 @@ from typing import Callable
 from . import constants, frequency
 from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STRING, SUBSCRIPT, UNARY, Assignment,
                     Call, Expr, Function, Guard, Loop, Span, strip)
+from .expressions import truth
 from .findings import Related
 
 # A loop that calls one of these parses options: it runs once per option given.
 OPTION_PARSERS = frozenset({"getopt", "getopt_long", "getopt_long_only"})
 MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
 NULL_POINTERS = {"NULL", "nullptr"}
+
+
+def _object(expr: Expr | None) -> Expr | None:
+    """The variable an argument hands over: `opts` for `&opts`."""
+    expr = strip(expr)
+    if expr is not None and expr.kind == UNARY and expr.op == "&" and expr.children:
+        return expr.children[0]
+    return expr
 
 
 def _owner(qualified: str) -> str | None:
@@ -103,7 +112,7 @@ class Iteration:
         through one: of the field's struct when the frontend knows it, by the field's name
         only when it does not (calls.typed tells which)."""
         defined = self._functions.get(call.callee, [])
-        if call.callee in self.modelled or call.callee in constants.LIBC_FUNCTIONS:
+        if call.callee in constants.LIBC_FUNCTIONS:
             # A free function of the program named like a C library function is a shim for
             # another platform (fio's fdatasync for Windows, dpkg's compat vsnprintf): on Linux
             # the library's runs.
@@ -359,9 +368,10 @@ class Iteration:
         answer = self._repeats.get((path, loop_id))
         if answer is None:
             callees = self._loop_callees.get((path, loop_id), set())
-            if callees & frequency.WAITS or callees & self._wait_wrappers or (path, loop_id) in self._waiting_loops:
+            if (path, loop_id) in self._paced_loops or callees & self._prompt_wrappers:
                 answer = PACED
-            elif (callees & OPTION_PARSERS or self._visits_machine_directories(path, loop_id)
+            elif (callees & OPTION_PARSERS or self._parses_options(path, loop_id)
+                  or self._visits_machine_directories(path, loop_id)
                   or frequency.handful(self.loop(path, loop_id), self.constant,
                                        lambda node: self._walks_table(node, path, loop_id),
                                        lambda name: self._counts_arguments(name, path, loop_id),
@@ -689,19 +699,42 @@ class Iteration:
         return self._always_calling(frequency.PROCESS_ENDS)
 
     @cached_property
-    def _wait_wrappers(self) -> set[str]:
-        """Functions of the program that always wait (varnish's VTIM_sleep calls nanosleep),
-        and those that prompt a person on every iteration of a loop (a REPL's `while ((line =
-        linenoise(prompt)) != NULL)`): running them waits for the person."""
-        return {function.rsplit("::", 1)[-1] for _, function in
-                self._always_calling(frequency.WAITS) | self._always_calling(frequency.PROMPTS, frequency.waits, True)}
+    def _paced_loops(self) -> set[tuple[str, int]]:
+        """The loops that wait on every iteration (frequency.waits: a sleep, a timed wait, a
+        join, a select on no descriptor, a prompt for a person): in their body, or through a
+        function of the program that always waits when it runs (varnish's VTIM_sleep calls
+        nanosleep; sqlite's sleep through its VFS's xSleep field), its wait under no condition
+        of the functions on the way."""
+        paced = set()
+        for call in self.calls(*frequency.WAITS, *frequency.SLEEPING_POLLS, *frequency.PROMPTS):
+            if not frequency.waits(call):
+                continue
+            if any(self.guards_of(step.span, step.function) or step.loops for step in call.via[1:]):
+                continue    # waits only sometimes
+            paced.update((call.span.path, loop_id) for loop_id in call.loops)
+        return paced
 
     @cached_property
-    def _waiting_loops(self) -> set[tuple[str, int]]:
-        """The loops that make a call that waits for a person (frequency.PROMPTS: known by
-        the call's arguments, not only its name)."""
-        return {(call.span.path, loop_id) for call in self.written_calls(*frequency.PROMPTS) if frequency.waits(call)
-                for loop_id in call.loops}
+    def _prompt_wrappers(self) -> set[str]:
+        """Functions of the program that prompt a person on every iteration of a loop of their
+        own (a REPL's `while ((line = linenoise(prompt)) != NULL)`): running them waits for the
+        person."""
+        return {function.rsplit("::", 1)[-1] for _, function in
+                self._always_calling(frequency.PROMPTS, frequency.waits, True)}
+
+    def _parses_options(self, path: str, loop_id: int) -> bool:
+        """Whether a loop reads the command-line options: a call in it is handed argc or argv,
+        or a parser state a call was handed together with argv (`optparse_init(&opts, argv);
+        while ((c = optparse_long(&opts, longopts, NULL)) != -1)`)."""
+        loop = self.loop(path, loop_id)
+        inside = self.calls_inside(loop)
+        if not inside:
+            return False
+        states = {key for c in self._calls_in.get((path, loop.function), ()) if c.args
+                  and any({"argv", "argc"} & a.names() for a in c.args)
+                  for a in c.args if (key := self.key(_object(a), path, loop.function)) is not None}
+        return any({"argv", "argc"} & arg.names() or self.key(_object(arg), path, loop.function) in states
+                   for c in inside for arg in c.args or ())
 
     def _always_calling(self, callees: frozenset[str], which: Callable[[Call], bool] = lambda call: True,
                         in_loops: bool = False) -> set[tuple[str, str]]:
@@ -902,13 +935,32 @@ class Iteration:
         chain, operation = call.via[:-1], call.operation
         if chain and every_iteration and self.depth(chain) > MAX_CALL_DEPTH:
             return None
-        for deeper in call.via[1:]:
+        for level, deeper in enumerate(call.via[1:], 1):
             if self._in_own_loop(deeper, skip) or self.ends_process(deeper.span.path, deeper.function) \
-                    or self._on_way_out(deeper) or self._gives_up(deeper) or (every_iteration and self.batched(deeper)):
+                    or self._on_way_out(deeper) or self._gives_up(deeper) or (every_iteration and self.batched(deeper)) \
+                    or self._ruled_out(call.via, level):
                 return None
         if any(self.runs_once(c, loop) for c in (*chain, operation)):
             return None
         return HotPath(loop, chain, operation if chain else None)
+
+    def _ruled_out(self, via: tuple[Call, ...], level: int) -> bool:
+        """Whether what the calls on the way pass rules out a call: a guard around it that is
+        false with those values (`createVFile(name, 0)` of a helper that opens only `if
+        (zDiskFile)`), or an early return before it that is taken with them (`if (nBuf == 0)
+        return 0;` handed 0)."""
+        call = via[level]
+        for guard in self._guards.get((call.span.path, call.function), ()):
+            if guard.preprocessor:
+                continue
+            around = guard.span.contains(call.span)
+            if not around and not (guard.leaves and guard.span < call.span and not any(
+                    loop.span.contains(guard.span) for loop in self._loops_in.get((call.span.path, call.function), ()))):
+                continue    # neither around the call nor a return from the function before it
+            holds = truth(self.summaries.lift(guard.condition, via, level), self._global_constant)
+            if (around and holds is False) or (not around and holds is True):
+                return True
+        return False
 
     def _gives_up(self, call: Call) -> bool:
         """Whether a call of a function the loop runs is on that function's way out: in a branch

@@ -97,12 +97,10 @@ class Store:
 
 
 class Program(Iteration):
-    def __init__(self, files: Iterable[FileFacts], modelled: frozenset[str] = frozenset(),
-                 models: dict[str, Model] | None = None):
-        """modelled: the C library calls the rules read (their CALLEES); models: what calls of
-        functions the program does not define do (models.py; by default the built-in set)."""
+    def __init__(self, files: Iterable[FileFacts], models: dict[str, Model] | None = None):
+        """models: what calls of functions the program does not define do (models.py; by
+        default the built-in set)."""
         self.files = {f.path: f for f in files}
-        self.modelled = modelled
         self.models = load_models({}, None) if models is None else models
         self._functions: dict[str, list[tuple[str, Function]]] = defaultdict(list)
         self._calls_by_callee: dict[str, list[Call]] = defaultdict(list)

@@ -84,6 +84,18 @@ class Summaries:
                 queue.append((instance, returned, deeper))
         return found
 
+    def lift(self, expr: Expr | None, via: tuple[Call, ...], level: int) -> Expr | None:
+        """An expression of the function that makes via[level], in the terms of the function
+        that makes via[0]: each function's parameters replaced by what its call passed."""
+        program = self.program
+        for index in range(level, 0, -1):
+            call, site = via[index], via[index - 1]
+            fn = program.function_at(call.span.path, call.function)
+            if fn is None or expr is None:
+                return None
+            expr = _Binding(call.span.path, fn, program.locals_of(call.span.path, fn.qualified), site.args).expr(expr)
+        return expr
+
     def _modelled(self, callee: str) -> list[Call]:
         """The calls of functions the program does not define whose model says they are calls
         of `callee`, each as that call (the call itself is the operation: via holds it)."""

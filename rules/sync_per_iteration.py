@@ -66,7 +66,7 @@ from mmaplint.analyzer.facts import BINARY, CALL, SUBSCRIPT, Call, Expr, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import INVARIANT, SCATTERED
 from mmaplint.analyzer.iteration import HotPath
-from mmaplint.analyzer.program import SYNC_CALLS, Program
+from mmaplint.analyzer.program import OPEN_CALLS, SYNC_CALLS, Program
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML009"
@@ -134,7 +134,24 @@ def _revisits(program: Program, call: Call, loops: tuple[int, ...]) -> bool:
     fd = strip(_descriptor(call))
     if fd is not None and fd.kind == SUBSCRIPT and program.variation(fd.children[0], *where) == INVARIANT:
         return program.variation(fd.children[1], *where) in (INVARIANT, SCATTERED)
-    return program.variation(fd, *where) == INVARIANT
+    return program.variation(fd, *where) == INVARIANT or _reopens_same_file(program, call, fd, where)
+
+
+def _reopens_same_file(program: Program, call: Call, fd, where) -> bool:
+    """Whether the descriptor, though opened anew each iteration, names the same file each
+    time: the open made on the way to this call (here, or in the function it calls) has a path
+    the loop does not change (a config file rewritten and synced per event)."""
+    site = call.via[0] if call.via else None
+    for opened in program.opens_of(fd, call.span.path, call.function):
+        made = opened.call
+        if made.callee not in OPEN_CALLS:
+            continue    # fcntl(F_SETFL) sets flags, it opens nothing
+        if (made.via[0] if made.via else None) is not site and not (
+                site is None and made.span.path == call.span.path and made.function == call.function):
+            continue
+        if program.variation(made.arg(OPEN_CALLS[made.callee] - 1), *where) == INVARIANT:
+            return True
+    return False
 
 
 def _retries(program: Program, call: Call, loop_id: int) -> bool:

@@ -378,13 +378,16 @@ class FactWalker:
                 last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(statement)) or (
                 last[0]._kind_id == _K.CALL_EXPR.value and native.spelling(last[0]) in PROCESS_ENDS))
             text = self.exprs.cursor_text(condition)
-            if not has_call and not (leaves and (may_bound(text) or may_matter(text))):
-                continue
+            if not has_call and not (leaves and (may_bound(text) or may_matter(text)
+                                                 or any(param and param in text for param in self._params))):
+                continue    # (the names are checked on the condition built below)
             # an if of a macro body sits at the invocation, whose text says nothing of the condition
             expanded = self._span(condition) == span
             built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded
                      else Expr(OTHER, text))
-            if has_call or bounds_check(built) or trace_off(built):
+            # without a call inside: a table accessor's bound, an early return unless tracing,
+            # or one on a parameter's value (a caller may pass the value that takes it)
+            if has_call or bounds_check(built) or trace_off(built) or built.names() & set(self._params):
                 self.guards.append(Guard(built, span, self._function, leaves=leaves))
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:

@@ -237,6 +237,7 @@ class _FileReader:
         self.function_nest = Nest([(node.start_byte, node.end_byte) for node in nodes])
         scopes = [(node, node.child_by_field_name("name")) for node in captures.get("scope", ())]
         self.qualified = self._qualified_names(nodes, scopes)
+        self._params: dict[int, frozenset[str]] = {}
         self.types = DeclaredTypes(source, nodes, self.function_nest, self.qualified,
                                    captures.get("local", []), captures.get("struct", []))
         # `TestFile("a")` constructs a class of this file: not a call to clang either.
@@ -514,10 +515,30 @@ class _FileReader:
                 spelled = conv.text(condition)
                 guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, spelled),
                                     self.span(body), self.function_at(node.start_byte), leaves=_leaves(body)))
-            elif _leaves(body) and (may_bound(spelled := conv.text(condition)) or may_matter(spelled)) \
-                    and (bounds_check(built := conv.expr(condition)) or trace_off(built)):
+            elif _leaves(body) and self._may_rule_out(spelled := conv.text(condition), node.start_byte) \
+                    and (bounds_check(built := conv.expr(condition)) or trace_off(built)
+                         or built.names() & self._params_at(node.start_byte)):
+                # a table accessor's bound, an early return unless tracing, or one on a parameter's
+                # value (a caller may pass the value that takes it: summaries.lift)
                 guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True))
         return guards + self.macro_guards
+
+    def _may_rule_out(self, condition: str, pos: int) -> bool:
+        """A cheap first test, on a leaving guard's text, for the conditions kept without a
+        call inside: a bound, a trace switch, a parameter's name (the built condition decides)."""
+        return may_bound(condition) or may_matter(condition) or any(p in condition for p in self._params_at(pos))
+
+    def _params_at(self, pos: int) -> frozenset[str]:
+        """The parameters of the function around a byte."""
+        index = self.function_nest.innermost(pos)
+        if index < 0:
+            return frozenset()
+        found = self._params.get(index)
+        if found is None:
+            declarator = function_declarator(self.function_nodes[index])
+            found = self._params[index] = frozenset(
+                parameter_names(self.source, declarator) if declarator is not None else ()) - {""}
+        return found
 
     def _returns(self, conv: Converter) -> list[Return]:
         """`return value;` statements of function bodies, with the value returned."""
