@@ -153,9 +153,15 @@ def once_flag(condition: Expr) -> tuple[Expr, bool] | None:
     unset = None
     if condition.kind == UNARY and condition.op == "!":
         unset = strip(condition.children[0])
-    elif condition.kind == BINARY and condition.op == "==" and condition.children[1].value == 0:
+    elif condition.kind == BINARY and condition.op == "==" and _zero(condition.children[1]):
         unset = strip(condition.children[0])
     return (unset, False) if unset is not None and unset.kind in (IDENTIFIER, MEMBER) else None
+
+
+def _zero(expr: Expr) -> bool:
+    """0, or the null pointer by name (`f == NULL`)."""
+    expr = strip(expr)
+    return expr is not None and (expr.value == 0 or expr.kind == IDENTIFIER and expr.op in ("NULL", "nullptr"))
 
 
 def handful(loop: Loop, constant: Callable[[Expr], int | None],

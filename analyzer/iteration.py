@@ -4,6 +4,7 @@ run less often than its loop (frequency.py reads the conditions).  Program inher
 part; the facts it reads are Program's indexes."""
 from __future__ import annotations
 
+import os
 from collections import defaultdict, deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +118,9 @@ class Iteration:
             # another platform (fio's fdatasync for Windows, dpkg's compat vsnprintf): on Linux
             # the library's runs.
             defined = [d for d in defined if d[1].qualified != call.callee]
+        if not call.via_field and call.function is not None \
+                and call.callee in self._locals.get((call.span.path, call.function), ()):
+            defined = []    # a call through a function pointer the caller holds, not of a function so named
         if call.target is not None:     # the frontend knew which one (clang: C++ overloads, methods)
             owner = _owner(call.target)
             defined = [d for d in defined if d[1].qualified == call.target or (
@@ -124,7 +128,10 @@ class Iteration:
         elif call.via_field and call.field_of is not None:
             related = self.related_classes(call.field_of)
             defined = [d for d in defined if _owner(d[1].qualified) in related]
-        local = [d for d in defined if d[0] == call.span.path]
+        # the caller's own file, else its directory, else anywhere: a tree holds several
+        # programs (telnet's command() is not ftp's), and each is usually a directory
+        local = [d for d in defined if d[0] == call.span.path] or [
+            d for d in defined if os.path.dirname(d[0]) == os.path.dirname(call.span.path)]
         targets = local or list(defined)
         if call.via_field:
             tables = self._receiver_tables(call)

@@ -140,13 +140,20 @@ class Program(Iteration):
         """The calls of these functions: as written, and as the program's functions make them
         at each of their calls (summaries.py; `deep`: however many calls away)."""
         for callee in callees:
-            yield from self._calls_by_callee.get(callee, ())
+            yield from self.library_calls(callee)
             yield from self.summaries.instances(callee, deep)
 
     def written_calls(self, *callees: str) -> Iterator[Call]:
-        """The calls of these functions as written in the source, no instance."""
+        """The calls of these names as written in the source, no instance (methods and calls
+        through fields included: `v.push_back(p)`)."""
         for callee in callees:
             yield from self._calls_by_callee.get(callee, ())
+
+    def library_calls(self, callee: str) -> Iterator[Call]:
+        """The calls of a C library function as written: not a method or a call through a
+        struct field of the same name (`db->sync(db, 0)`, `file.open(path)`), which is the
+        program's own."""
+        return (call for call in self._calls_by_callee.get(callee, ()) if not call.via_field)
 
     @cached_property
     def summaries(self) -> Summaries:

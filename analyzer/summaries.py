@@ -58,7 +58,7 @@ class Summaries:
         found: list[Call] = self._modelled(callee)
         # (effect, whether its result is the value of the call it is made at, its chain's depth)
         queue: deque[tuple[Call, bool, int]] = deque(
-            (call, True, 0) for call in (*program.written_calls(callee), *found))
+            (call, True, 0) for call in (*program.library_calls(callee), *found))
         seen: set[tuple[Span, Span]] = set()
         while queue:
             effect, value, depth = queue.popleft()

@@ -38,9 +38,9 @@ def expectations(path: Path) -> Expectations:
 
 
 def _unit(path: Path) -> Path:
-    """What is analyzed together: a directory under fixtures/programs/ is one program
-    (its files call each other), any other fixture is analyzed alone."""
-    return path.parent if PROGRAMS in path.parents else path
+    """What is analyzed together: a directory under fixtures/programs/ is one program (its
+    files call each other, in subdirectories too), any other fixture is analyzed alone."""
+    return PROGRAMS / path.relative_to(PROGRAMS).parts[0] if PROGRAMS in path.parents else path
 
 
 @functools.cache

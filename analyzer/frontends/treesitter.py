@@ -239,7 +239,9 @@ class _FileReader:
         self.qualified = self._qualified_names(nodes, scopes)
         self._params: dict[int, frozenset[str]] = {}
         self.types = DeclaredTypes(source, nodes, self.function_nest, self.qualified,
-                                   captures.get("local", []), captures.get("struct", []))
+                                   captures.get("local", []),
+                                   captures.get("struct", []) + [node for node in captures.get("scope", ())
+                                                                  if node.type == "class_specifier"])
         # `TestFile("a")` constructs a class of this file: not a call to clang either.
         self.classes = {scope_name(source, name) for node, name in scopes
                         if name is not None and node.type != "namespace_definition"}

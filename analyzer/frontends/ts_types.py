@@ -90,6 +90,13 @@ class DeclaredTypes:
             for owner in owners:
                 self.fields.setdefault(owner, {}).update(members)
 
+    def _member(self, name: str, index: int) -> str | None:
+        """In a method, the type of a member of its class the file declares (`file_` of
+        `class HashDB { File file_; }`)."""
+        qualified = self.qualified[index][0] if index >= 0 else ""
+        owner = qualified.split("::")[-2] if "::" in qualified else None
+        return self.fields.get(owner, {}).get(name) if owner is not None else None
+
     def of(self, node: Node | None, pos: int) -> str | None:
         """The struct or class an object expression has, at a byte of the file: a declared name,
         a field of an object whose struct the file declares, `this` in a method, `*p`, `(p)`."""
@@ -103,7 +110,7 @@ class DeclaredTypes:
             name = text(self.source, node)
             index = self.nest.innermost(pos)
             found = self.in_function[index].get(name) if index >= 0 else None
-            return found or self.file.get(name)
+            return found or self.file.get(name) or self._member(name, index)
         if node.type == "qualified_identifier" and text(self.source, node) in STANDARD_STREAMS:
             return "ostream"
         if node.type == "this":
