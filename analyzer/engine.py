@@ -331,11 +331,19 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:
     """One finding per rule and place: a call in a loop that leads to two msyncs is one
-    finding (the first reported, whose chain is the shortest), as is the same hit twice."""
+    finding (the one with the shortest chain, then the first by its text: the same whatever
+    order the rules found them in), as is the same hit twice."""
     kept: dict[tuple, Finding] = {}
     for finding in findings:
-        kept.setdefault((finding.rule, finding.span), finding)
+        place = (finding.rule, finding.span)
+        known = kept.get(place)
+        if known is None or _preference(finding) < _preference(known):
+            kept[place] = finding
     return list(kept.values())
+
+
+def _preference(finding: Finding) -> tuple:
+    return (len(finding.related), finding.message, tuple((r.span, r.message) for r in finding.related))
 
 
 def in_code_points(span: Span) -> Span:

@@ -139,7 +139,7 @@ class Program(Iteration):
     def calls(self, *callees: str, deep: bool = False) -> Iterator[Call]:
         """The calls of these functions: as written, and as the program's functions make them
         at each of their calls (summaries.py; `deep`: however many calls away)."""
-        for callee in callees:
+        for callee in sorted(callees):      # rules pass sets: one order whatever the hash seed
             yield from self.library_calls(callee)
             yield from self.summaries.instances(callee, deep)
 

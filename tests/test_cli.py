@@ -520,3 +520,25 @@ def test_call_chains_do_not_vary_with_the_hash_seed(tmp_path):
         assert result.returncode == 1, result.stderr
         outputs.add(result.stdout)
     assert len(outputs) == 1
+
+
+def test_one_finding_per_call_site_is_the_same_whatever_the_hash_seed(tmp_path: Path):
+    """A call in a loop that reaches fsync and fdatasync is one finding; which of the two it
+    shows does not depend on the order the rule's set of callees is walked in."""
+    write(tmp_path, "flush.c", textwrap.dedent("""\
+        #include <unistd.h>
+        static int flush(int fd, int how) { return how ? fsync(fd) : fdatasync(fd); }
+        void run(int fd, int n)
+        {
+            for (int i = 0; i < n; i++)
+                flush(fd, i & 1);
+        }
+        """))
+    outputs = set()
+    for seed in range(8):
+        result = mmaplint("check", "--frontend", "tree-sitter", "--format", "json", "flush.c", cwd=tmp_path,
+                          env={**os.environ, "PYTHONHASHSEED": str(seed)})
+        assert result.returncode == 1, result.stderr
+        outputs.add(result.stdout)
+    assert len(outputs) == 1
+    assert len(json.loads(outputs.pop())["findings"]) == 1
