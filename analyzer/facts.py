@@ -127,7 +127,10 @@ class Call:
     via_field: bool = False                # called through a struct field / pointer (ops->queue())
     target: str | None = None              # qualified name of the callee, when the frontend resolved it
     receiver: Expr | None = None           # the object of `obj.f()` / `obj->f()`
-    field_of: str | None = None            # via_field: the struct or class declaring the field, when known
+    # via_field: the struct or class declaring the field, when known; a frontend that knows only
+    # the struct of an object the field is reached through writes the path ("tokenizer.pModule":
+    # the type of the pModule field of struct tokenizer), for the program's declarations to end
+    field_of: str | None = None
     # Filled by summaries.py, never by a frontend: for a call of the C library made inside a
     # function of the program, as seen where that function is called.  The calls from here
     # down to the operation: the call written at this place first, the operation as written
@@ -227,6 +230,7 @@ class StructFields:
 
     names: tuple[str, ...]
     fields: tuple[str, ...]
+    types: tuple[str, ...] = ()   # per field, the struct or typedef name it is declared with ("": none)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,11 @@ MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
 NULL_POINTERS = {"NULL", "nullptr"}
 
 
+def owner_of(qualified: str | None) -> str | None:
+    """The class of a method's qualified name, None for a free function."""
+    return _owner(qualified) if qualified else None
+
+
 def _object(expr: Expr | None) -> Expr | None:
     """The variable an argument hands over: `opts` for `&opts`."""
     expr = strip(expr)
@@ -125,8 +130,8 @@ class Iteration:
             owner = _owner(call.target)
             defined = [d for d in defined if d[1].qualified == call.target or (
                 owner is not None and _owner(d[1].qualified) in self.derived_classes(owner))]
-        elif call.via_field and call.field_of is not None:
-            related = self.related_classes(call.field_of)
+        if call.via_field and (owner := self.struct_of(call.field_of)) is not None:
+            related = self.related_classes(owner)       # the object's class: its own, inherited or overridden
             defined = [d for d in defined if _owner(d[1].qualified) in related]
         # the caller's own file, else its directory, else anywhere: a tree holds several
         # programs (telnet's command() is not ftp's), and each is usually a directory
@@ -136,7 +141,7 @@ class Iteration:
         if call.via_field:
             tables = self._receiver_tables(call)
             if tables is None:
-                bound = self._bound_to_field(call.callee, call.field_of)
+                bound = self._bound_to_field(call.callee, self.struct_of(call.field_of))
             else:
                 bound = {name for table in tables for name in self._tables[table].get(call.callee, ())}
                 if tables.unknown:      # a table built at run time, field by field
@@ -195,6 +200,31 @@ class Iteration:
                             and value.kind == IDENTIFIER and value.op in self._functions):
                         untyped[key[-1]].add(value.op)
         return untyped
+
+    def struct_of(self, field_of: str | None) -> str | None:
+        """The struct a call's field belongs to: as the frontend named it, or at the end of the
+        path it gave ("tokenizer.pModule": the type of tokenizer's pModule field, from the
+        struct's declaration in any analyzed file); None when some step is not declared."""
+        if field_of is None or "." not in field_of:
+            return field_of
+        owner, *path = field_of.split(".")
+        for field in path:
+            owner = next((kind for name in self.same_structs(owner)
+                          for kind in sorted(self._field_types.get((name, field), ())) if kind), None)
+            if owner is None:
+                return None
+        return owner
+
+    @cached_property
+    def _field_types(self) -> dict[tuple[str, str], set[str]]:
+        """(struct name, field) -> the types the field is declared with, across the program."""
+        types: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for facts in self.files.values():
+            for struct in facts.struct_fields:
+                for field, kind in zip(struct.fields, struct.types):
+                    for name in struct.names:
+                        types[(name, field)].add(kind)
+        return types
 
     def same_structs(self, name: str) -> frozenset[str]:
         """The names one struct goes by: its tag and the typedef names some declaration gives it."""

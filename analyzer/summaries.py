@@ -29,6 +29,7 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from .iteration import owner_of
 from .models import by_callee
 from .facts import CALL, COND, IDENTIFIER, MEMBER, UNARY, Call, Expr, Function, Return, Scoped, Span, strip
 
@@ -76,13 +77,37 @@ class Summaries:
                     continue    # a file-scope initialiser, or recursion
                 deeper = depth + (not program.forwards(caller.span.path, caller.function))
                 identity = (caller.span, operation.span)
-                if identity in seen or not (deep or carried or deeper <= self.max_depth):
+                if identity in seen or not (deep or carried or deeper <= self.max_depth) \
+                        or not self._dispatch_fits(caller, effect):
                     continue
                 seen.add(identity)
                 instance = self._instance(effect, caller, home[0], fn, returned)
                 found.append(instance)
                 queue.append((instance, returned, deeper))
         return found
+
+    def _dispatch_fits(self, site: Call, effect: Call) -> bool:
+        """Whether the methods the effect's chain runs on `this` can belong to the object the
+        call `site` is made on: `cache->set()` on a CacheDB runs BasicDB::set, whose `accept()`
+        on this is CacheDB's (or an ancestor's), never a sibling class's HashDB::accept.  Checked
+        while the chain stays on the same object; a call on another object ends the check."""
+        program = self.program
+        if not site.via_field:
+            return True
+        kind = program.struct_of(site.field_of)
+        if kind is None:
+            return True
+        related = program.related_classes(kind)
+        steps = effect.via or (effect,)
+        for call, callee in zip(steps, steps[1:]):
+            runs = owner_of(callee.function)
+            if runs is None or owner_of(call.function) is None:
+                return True         # a free function: no `this` any more
+            if call.receiver is not None or call.via_field:
+                return True         # on another object
+            if runs not in related:
+                return False
+        return True
 
     def lift(self, expr: Expr | None, via: tuple[Call, ...], level: int) -> Expr | None:
         """An expression of the function that makes via[level], in the terms of the function

@@ -24,6 +24,7 @@ PUNCTUATION = 0   # CXToken_Punctuation
 COMMENT = 4       # CXToken_Comment
 _EVAL_INT = 1     # CXEval_Int
 _POINTER_TYPE = 101    # CXType_Pointer
+_LVALUE_REFERENCE, _RVALUE_REFERENCE = 103, 104     # CXType_LValueReference, CXType_RValueReference
 
 Visitor = CFUNCTYPE(c_int, Cursor, Cursor, c_void_p)
 Position = tuple[int, int, int, int]   # file location: line, column, byte offset, CXFile handle
@@ -56,6 +57,7 @@ def _lib() -> CDLL:
         ("clang_getCursorType", [Cursor], Type),
         ("clang_getCanonicalType", [Type], Type),
         ("clang_getTypeDeclaration", [Type], Cursor),
+        ("clang_getPointeeType", [Type], Type),
         ("clang_getCursorSemanticParent", [Cursor], Cursor),
         ("clang_isCursorDefinition", [Cursor], c_uint),
         ("clang_Cursor_getVarDeclInitializer", [Cursor], Cursor),
@@ -154,6 +156,17 @@ def type_declaration(cursor: Cursor) -> Cursor | None:
     """The declaration of the cursor's type with typedefs resolved (a struct's STRUCT_DECL)."""
     lib = _lib()
     found = lib.clang_getTypeDeclaration(lib.clang_getCanonicalType(lib.clang_getCursorType(cursor)))
+    return None if lib.clang_Cursor_isNull(found) else found
+
+
+def object_declaration(cursor: Cursor) -> Cursor | None:
+    """The declaration of the class an object expression has, through one pointer or
+    reference (`db_->set()`: db_'s class)."""
+    lib = _lib()
+    kind = lib.clang_getCanonicalType(lib.clang_getCursorType(cursor))
+    if kind._kind_id in (_POINTER_TYPE, _LVALUE_REFERENCE, _RVALUE_REFERENCE):
+        kind = lib.clang_getCanonicalType(lib.clang_getPointeeType(kind))
+    found = lib.clang_getTypeDeclaration(kind)
     return None if lib.clang_Cursor_isNull(found) else found
 
 

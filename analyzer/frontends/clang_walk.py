@@ -245,9 +245,18 @@ class FactWalker:
             via_field=shape.via_field,
             target=target,
             receiver=self.exprs.build(shape.receiver) if shape.receiver is not None else None,
-            field_of=_owner_of(native.referenced(shape.name_cursor)) if shape.via_field else None,
+            field_of=self._field_of(shape) if shape.via_field else None,
         ))
         return native.RECURSE
+
+    @staticmethod
+    def _field_of(shape: CallShape) -> str | None:
+        """The struct declaring the field a call goes through; for a method, the class of the
+        object it is called on (`db_->set()` on a CacheDB runs CacheDB's set, or an override's)."""
+        member = native.referenced(shape.name_cursor)
+        if member._kind_id == _K.FIELD_DECL.value:
+            return _owner_of(member)
+        return _struct_name(native.object_declaration(shape.receiver)) if shape.receiver is not None else None
 
     def _algorithm(self, name: str, callable_: Cursor) -> None:
         """A standard algorithm handed a lambda or a function: the lambda's body is a loop's

@@ -474,6 +474,7 @@ class _FileReader:
                 names += [text(self.source, d) for d in node.parent.children_by_field_name("declarator")
                           if d.type == "type_identifier"]
             fields: list[str] = []
+            types: list[str] = []
             for member in node.child_by_field_name("body").named_children:
                 if member.type == "comment":
                     continue
@@ -481,8 +482,9 @@ class _FileReader:
                 if not declarators:
                     break       # a preprocessor group, an anonymous struct or union, an error
                 fields += [declared_name(self.source, d, prototypes=True) or "" for d in declarators]
+                types += [type_name(self.source, member.child_by_field_name("type")) or ""] * len(declarators)
             if names and fields:
-                found.append(StructFields(tuple(names), tuple(fields)))
+                found.append(StructFields(tuple(names), tuple(fields), tuple(types)))
         return found
 
     def _classes(self) -> list[ClassBases]:

@@ -122,5 +122,7 @@ class DeclaredTypes:
             field = node.child_by_field_name("field")
             if owner is None or field is None:
                 return None
-            return self.fields.get(owner, {}).get(text(self.source, field))
+            name = text(self.source, field)
+            # a struct another file declares: its program ends the path (Program.struct_of)
+            return self.fields.get(owner, {}).get(name) or f"{owner}.{name}"
         return None
