@@ -2,10 +2,11 @@
 writes through."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from . import constants
-from .facts import BINARY, IDENTIFIER, MEMBER, SUBSCRIPT, UNARY, Expr, strip
+from .facts import BINARY, IDENTIFIER, INT, MEMBER, SUBSCRIPT, UNARY, Expr, strip
 
 _ARITHMETIC = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -65,6 +66,16 @@ def through_pointer(member: Expr) -> bool:
 
 def is_store_through_pointer(target: Expr | None) -> bool:
     return target is not None and address_base(target) is not None
+
+
+def assume(expr: Expr, value_of: Callable[[Expr], int | None]) -> Expr:
+    """The expression with every node `value_of` knows a value of replaced by that value
+    (`!err && i < n` with err true: `!1 && i < n`)."""
+    value = value_of(expr)
+    if value is not None:
+        return replace(expr, kind=INT, op="", children=(), value=value)
+    children = tuple(assume(child, value_of) for child in expr.children)
+    return expr if all(a is b for a, b in zip(children, expr.children)) else replace(expr, children=children)
 
 
 def truth(expr: Expr | None, lookup: Callable[[str], int | None] | None = None) -> bool | None:

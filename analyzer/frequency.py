@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Callable
 
+from .expressions import constant as constant_value
 from .facts import BINARY, CALL, IDENTIFIER, INT, MEMBER, OTHER, STRING, UNARY, Assignment, Call, Expr, Guard, Loop, strip
 
 # A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
@@ -114,7 +115,8 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
     nobody asks about costs), those worth keeping as facts: the ones that leave the loop or
     the function, whose condition can batch or switch on a trace, or that may run once (a
     flag the file assigns: the guarded code may turn it off, or the loop set it as a latch),
-    and those around a call that ends the process or waits.  A
+    those that set a flag (the loop's condition may end on it: `err = true;`), and those
+    around a call that ends the process or waits.  A
     big file has thousands of `if (rc) goto fail;`; sending them all between processes costs
     a quarter of a tree-sitter run."""
     flags_set: set[str] = set()
@@ -131,13 +133,15 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
 
     stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
                   if c.callee in PROCESS_ENDS or waits(c))
+    flag_settings = sorted((a.span.path, a.span.line, a.span.column) for a in assignments
+                           if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER) and constant_value(a.value) is not None)
 
     def encloses(span, positions) -> bool:
         first = bisect_left(positions, (span.path, span.line, span.column))
         return first < len(positions) and positions[first] <= (span.path, span.end_line, span.end_column)
 
     return tuple(guard for guard in guards
-                 if encloses(guard.span, stops)
+                 if encloses(guard.span, stops) or encloses(guard.span, flag_settings)
                  or guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition)
                  or may_run_once(guard))
 
@@ -333,6 +337,24 @@ def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]
         if failed and tested is not None:
             return [tested]
     return []
+
+
+TRANSIENT_ERRORS = frozenset({"EINTR", "EAGAIN", "EWOULDBLOCK", "EBUSY"})
+
+
+def retries_transient(condition: Expr | None) -> bool:
+    """Whether a condition requires, as an operand of its top-level `&&`s, errno to name an
+    error that goes away by itself (`while (rc < 0 && errno == EINTR)`): a loop that goes
+    round again only when a call was interrupted or told to try again."""
+    condition = strip(condition)
+    if condition is None or condition.kind != BINARY:
+        return False
+    if condition.op == "&&":
+        return any(retries_transient(part) for part in condition.children)
+    if condition.op != "==" or len(condition.children) != 2:
+        return False
+    names = {strip(part).op for part in condition.children if strip(part) is not None}
+    return "errno" in names and bool(names & TRANSIENT_ERRORS)
 
 
 def _comparisons(condition: Expr, ops: tuple[str, ...]):

@@ -14,7 +14,7 @@ from typing import Callable
 from . import constants, frequency
 from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STRING, SUBSCRIPT, UNARY, Assignment,
                     Call, Expr, Function, Guard, Loop, Span, strip)
-from .expressions import truth
+from .expressions import assume, truth
 from .findings import Related
 
 # A loop that calls one of these parses options: it runs once per option given.
@@ -401,13 +401,15 @@ class Iteration:
         wait or a person typing (a housekeeping, progress or prompt loop, where per-iteration
         cost is noise); HANDFUL for one that runs a handful of times (per command-line argument
         or option, per file a pattern matched, up to a small constant, per processor or NUMA
-        node).  Asked once per call in the loop: answered once per loop."""
+        node) or retries a failed call (once per success).  Asked once per call in the loop:
+        answered once per loop."""
         answer = self._repeats.get((path, loop_id))
         if answer is None:
             callees = self._loop_callees.get((path, loop_id), set())
             if (path, loop_id) in self._paced_loops or callees & self._prompt_wrappers:
                 answer = PACED
             elif (callees & OPTION_PARSERS or self._parses_options(path, loop_id)
+                  or self._retries(self.loop(path, loop_id))
                   or self._visits_machine_directories(path, loop_id)
                   or frequency.handful(self.loop(path, loop_id), self.constant,
                                        lambda node: self._walks_table(node, path, loop_id),
@@ -618,19 +620,41 @@ class Iteration:
         """Whether the call is on a way out of its innermost loop: in a branch that ends in a
         return, goto or break (`if (rc) { close(db); return 1; }`), so it runs once per loop run."""
         loop = self._innermost(call)
-        return loop is not None and (any(guard.leaves and loop.span.contains(guard.span)
-                                         for guard in self.guards_of(call.span, call.function))
-                                     or self._retries(call, loop))
+        return loop is not None and any((guard.leaves or self._ends_loop(guard, loop)) and loop.span.contains(guard.span)
+                                        for guard in self.guards_of(call.span, call.function))
 
-    def _retries(self, call: Call, loop: Loop) -> bool:
-        """Whether the loop goes round again only when the call failed: a part of its condition
-        that must hold (an operand of a top-level &&) tests the variable the call's result went
-        to for NULL, MAP_FAILED or a negative (`do f = fopen(p, m); while (f == NULL && errno == EINTR);`).
-        A success ends the loop, so the call runs once per run of it."""
-        result = self.key(call.result, call.span.path, call.function)
-        return result is not None and any(
-            self.key(tested, call.span.path, call.function) == result
-            for tested in frequency.failure_tests(loop.condition, self.constant))
+    def _ends_loop(self, guard: Guard, loop: Loop) -> bool:
+        """Whether a branch sets a flag the loop's condition then finds false (`err = true;`
+        under `for (...; !err && i < n; ...)`): what it runs, it runs once per loop run, as
+        before a break."""
+        if loop.condition is None or guard.preprocessor:
+            return False
+        where = (loop.span.path, loop.function)
+        for node in loop.condition.walk():
+            flag = self.key(node, *where) if node.kind in (IDENTIFIER, MEMBER) else None
+            for a in self.assignments_to(flag):
+                value = self.constant(a.value) if a.op == "=" else None
+                if value is not None and guard.span.contains(a.span) and self.made_in(a, loop) and truth(assume(
+                        loop.condition, lambda n: value if n.kind == node.kind and self.key(n, *where) == flag else None),
+                        self._global_constant) is False:
+                    return True
+        return False
+
+    def _retries(self, loop: Loop) -> bool:
+        """Whether the loop goes round again only when a call in it failed: a part of its
+        condition that must hold (an operand of a top-level &&) names a transient errno
+        (`errno == EINTR`), or tests a call of the loop, or the variable its result went to,
+        for NULL, MAP_FAILED or a negative (`do f = fopen(p, m); while (f == NULL && ...)`,
+        `while (msync(p, n, MS_SYNC) == -1 && ...)`).  A success ends the loop, so what it
+        does runs once per run of it: a retry, not the workload."""
+        if frequency.retries_transient(loop.condition):
+            return True
+        tested = frequency.failure_tests(loop.condition, self.constant)
+        if any(strip(t).kind == CALL for t in tested):
+            return True
+        where = (loop.span.path, loop.function)
+        results = {self.key(call.result, *where) for call in self.calls_inside(loop)} - {None}
+        return any(self.key(t, *where) in results for t in tested)
 
     def after_own_loop(self, call: Call, subject: Expr | None = None, writes: frozenset[str] = frozenset(),
                        rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False) -> bool:

@@ -143,6 +143,8 @@ class ExprBuilder:
             return Expr(MEMBER, text, name, (base,))
         if kind == _K.CXX_THIS_EXPR.value:
             return Expr(IDENTIFIER, text, "this")
+        if kind in _KEYWORDS:     # true, false, nullptr: names, as tree-sitter and C's macros spell them
+            return Expr(IDENTIFIER, text, text)
         if kind in _LITERALS:
             return self._literal(cursor, kind, text)
         if kind == _K.STRING_LITERAL.value:
