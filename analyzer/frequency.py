@@ -40,6 +40,7 @@ FORMATS = {"sprintf": 1, "snprintf": 2, "asprintf": 1}
 STRING_SEARCHES = frozenset({"strchr", "strrchr", "strchrnul", "strpbrk", "strstr", "strcasestr", "memchr"})
 # Words of a name that switches on diagnostic output (SQLITE_DEBUG, eVerbosity, g.bTrace).
 _TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
+TERMINAL_TESTS = frozenset({"isatty"})
 _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
 # A log level (opt_log_level, logLevel) filters diagnostic messages like a verbosity does.
 _LOG_LEVEL_WORDS = ("log", "level")
@@ -100,13 +101,14 @@ def _none(expr: Expr) -> bool:
 
 
 def may_matter(condition_text: str) -> bool:
-    """Whether a condition, judged by its source text, could batch, switch on a trace or test
-    a once flag: the frontends build expressions only for those (a big file has thousands of
-    `if (rc < 0)`)."""
+    """Whether a condition, judged by its source text, could batch, switch on a trace, test
+    a once flag or a terminal: the frontends build expressions only for those (a big file has
+    thousands of `if (rc < 0)`)."""
     text = condition_text.replace("->", ".").lower()
     bare = text.strip("()! \t\n").replace(".", "_")
     return ("%" in text or "==" in text or ">" in text or bare.isidentifier()
-            or any(word in text for word in _TRACE_WORDS) or "level" in text)
+            or any(word in text for word in _TRACE_WORDS) or "level" in text
+            or any(test in text for test in TERMINAL_TESTS))
 
 
 def relevant_guards(guards: list[Guard], calls: list[Call],
@@ -143,6 +145,7 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
     return tuple(guard for guard in guards
                  if encloses(guard.span, stops) or encloses(guard.span, flag_settings)
                  or guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition)
+                 or terminal_only(guard.condition)
                  or may_run_once(guard))
 
 
@@ -382,6 +385,21 @@ def _counter(expr: Expr) -> Expr | None:
     if expr is not None and expr.kind == UNARY and expr.op in ("++", "--"):
         expr = strip(expr.children[0])
     return expr if expr is not None and expr.kind in (IDENTIFIER, MEMBER) else None
+
+
+def terminal_only(condition: Expr) -> bool:
+    """Whether a condition holds only when a stream is a terminal (`isatty(fileno(fp))`, not
+    under a `!`): what it guards serves a person watching, not the workload (piped or written
+    to a file, the other branch runs)."""
+    return any(node.kind == CALL and node.op in TERMINAL_TESTS for node in _positive_nodes(strip(condition)))
+
+
+def _positive_nodes(expr: Expr | None):
+    if expr is None or (expr.kind == UNARY and expr.op == "!"):
+        return
+    yield expr
+    for child in expr.children:
+        yield from _positive_nodes(child)
 
 
 def _positive_names(expr: Expr):

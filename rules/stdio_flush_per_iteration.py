@@ -9,7 +9,9 @@ per iteration on a stream that the code made unbuffered with `setvbuf(stream,
 NULL, _IONBF, 0)` or `setbuf(stream, NULL)`. Points at the flush or the write
 in the loop body, or at the call in the loop body that leads to it. Not reported: a flush right before
 the stream's `fclose` (the close flushes anyway); `stderr`, unbuffered by the
-C standard, unless the code gives it a buffer; flushes that run only while a
+C standard, unless the code gives it a buffer; writes to a stream unbuffered
+only when it is a terminal (`if (isatty(fileno(fp))) setvbuf(fp, NULL, _IONBF,
+0);`: a person watches it, and piped or redirected it keeps its buffer); flushes that run only while a
 debug, verbosity or trace setting is on, or a log level lets them through
 (`if (verbose)`, `#ifdef SQLITE_DEBUG`, `if (level <= log_level)`:
 diagnostics flushed so they survive a crash); a flush in a function named for
@@ -76,7 +78,7 @@ batch and `fflush()` + `fdatasync(fileno(f))` per batch.
 """
 from mmaplint.analyzer.constants import STDIO_MODES
 from mmaplint.analyzer.facts import EVERY_CALL, INT, IDENTIFIER, Expr, strip
-from mmaplint.analyzer.frequency import name_words
+from mmaplint.analyzer.frequency import name_words, terminal_only
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import SYNC_CALLS, Program
 from mmaplint.analyzer.registry import Hit
@@ -267,9 +269,14 @@ def _buffered(program: Program, flush) -> bool:
 
 
 def _unbuffered_streams(program: Program) -> dict:
-    """Streams the code unbuffers, by variable, with the call that did it."""
+    """Streams the code unbuffers, by variable, with the call that did it: not when it
+    unbuffers only a terminal (`if (isatty(fileno(fp))) setvbuf(fp, NULL, _IONBF, 0);`), for
+    a person watching; piped or redirected to a file, the stream keeps a buffer."""
     found = {}
     for call in program.calls("setvbuf", "setbuf"):
+        made = call.operation
+        if any(terminal_only(guard.condition) for guard in program.guards_of(made.span, made.function)):
+            continue
         if call.callee == "setvbuf":
             unbuffers = "_IONBF" in program.call_flags(call, 2, STDIO_MODES)
         else:
