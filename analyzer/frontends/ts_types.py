@@ -99,7 +99,7 @@ class DeclaredTypes:
 
     def of(self, node: Node | None, pos: int) -> str | None:
         """The struct or class an object expression has, at a byte of the file: a declared name,
-        a field of an object whose struct the file declares, `this` in a method, `*p`, `(p)`."""
+        a field of an object whose struct the file declares, `this` in a method, `*p`, `(p)`, `p[i]`."""
         depth = 0
         while node is not None and node.type in ("parenthesized_expression", "pointer_expression") and depth < 8:
             node = node.named_children[-1] if node.named_child_count else None
@@ -117,6 +117,8 @@ class DeclaredTypes:
             index = self.nest.innermost(pos)
             qualified = self.qualified[index][0] if index >= 0 else ""
             return qualified.split("::")[-2] if "::" in qualified else None
+        if node.type == "subscript_expression":     # an element, of the array's (or pointer's) type
+            return self.of(node.child_by_field_name("argument"), pos)
         if node.type == "field_expression":
             owner = self.of(node.child_by_field_name("argument"), pos)
             field = node.child_by_field_name("field")
