@@ -9,7 +9,8 @@ mapping: reported at the `ftruncate`): with
 `ftruncate()`, or by seeking past the end and writing one byte (`lseek` +
 `write(fd, "", 1)`, or `pwrite(fd, "", 1, size - 1)`), when the mapping is then
 written through, or kept in a struct field or a global (a database's map, a
-cache's silo), where the stores happen in other functions. The finding points at
+cache's silo) or returned to the caller (a `map_file(path, size)` helper),
+where the stores happen in other functions. The finding points at
 the mmap; the growth and the first store (or where the mapping is kept) are
 related locations.
 Not reported: a range preallocated with `posix_fallocate()`/`fallocate()`, or
@@ -94,8 +95,8 @@ def check(program: Program):
         if not program.bound_at(mapping.call, mapping.descriptor):
             continue    # a descriptor of the function called: judged at its own mmap
         store = first_stores.get(mapping.call)
-        if store is None and (mapping.pointer is None or mapping.pointer[0] == "local"):
-            continue    # neither written here nor kept in a field or global for writes elsewhere
+        if store is None and (mapping.pointer is None or mapping.pointer[0] == "local") and not _returned(program, mapping):
+            continue    # neither written here nor kept (a field, a global, the caller's) for writes elsewhere
         growth = _sparse_growth(program, mapping)
         if growth is None:
             continue
@@ -115,7 +116,9 @@ def check(program: Program):
             "a page faults and allocates blocks in page_mkwrite, and a full disk becomes SIGBUS",
             related=(Related(growth.span, "the file is grown here, leaving a hole"),
                      Related(store.span, "the mapping is written here") if store else
-                     Related(call.span, f"the writable mapping is kept in {call.result.text} for writes elsewhere")),
+                     Related(call.span, f"the writable mapping is kept in {call.result.text} for writes elsewhere")
+                     if call.result is not None else
+                     Related(call.span, "the writable mapping is returned for the caller's writes")),
             params={"size": size} if size else {},
         )
     yield from _grown_under_mapping(program, lock_tables)
@@ -154,6 +157,16 @@ def _grown_under_mapping(program: Program, lock_tables: set[Key]):
                          Related(store.span, "the new range is written here")),
             )
             break
+
+
+def _returned(program: Program, mapping: Mapping) -> bool:
+    """Whether the mmap's function hands the mapping back to its caller (`return p;` or
+    `return mmap(...);` in a `map_file(path, size)` helper): kept beyond it, for the
+    caller's stores."""
+    call = mapping.call
+    return any(r.span.contains(call.span) or (mapping.pointer is not None and program.key(
+        r.value, call.span.path, call.function) == mapping.pointer)
+        for r in program.summaries.returns_in(call.span.path, call.function))
 
 
 def _preallocated(program: Program, descriptor: Key) -> bool:
