@@ -624,17 +624,24 @@ class Iteration:
                                         for guard in self.guards_of(call.span, call.function))
 
     def _ends_loop(self, guard: Guard, loop: Loop) -> bool:
-        """Whether a branch sets a flag the loop's condition then finds false (`err = true;`
-        under `for (...; !err && i < n; ...)`): what it runs, it runs once per loop run, as
-        before a break."""
+        """Whether a branch ends by setting a flag the loop's condition then finds false
+        (`{ report(); err = true; }` under `for (...; !err && i < n; ...)`): what it runs, it
+        runs once per loop run, as before a break.  The assignment must close the branch, not
+        a branch nested in it (which another path may skip)."""
         if loop.condition is None or guard.preprocessor:
             return False
         where = (loop.span.path, loop.function)
+
+        def closes(a: Assignment) -> bool:
+            return (guard.span.contains(a.span) and a.span.end_line >= guard.span.end_line - 1
+                    and not any(inner.span != guard.span and guard.span.contains(inner.span)
+                                and inner.span.contains(a.span) for inner in self._guards.get(where, ())))
+
         for node in loop.condition.walk():
             flag = self.key(node, *where) if node.kind in (IDENTIFIER, MEMBER) else None
             for a in self.assignments_to(flag):
                 value = self.constant(a.value) if a.op == "=" else None
-                if value is not None and guard.span.contains(a.span) and self.made_in(a, loop) and truth(assume(
+                if value is not None and closes(a) and self.made_in(a, loop) and truth(assume(
                         loop.condition, lambda n: value if n.kind == node.kind and self.key(n, *where) == flag else None),
                         self._global_constant) is False:
                     return True
