@@ -28,9 +28,8 @@ from mmaplint.analyzer.iteration import Iteration
 from mmaplint.analyzer.registry import load_rules
 
 import labels as labelled
-from measure import DEFAULT_CACHE, HERE, SETS, packages_to_measure
+from measure import DEFAULT_CACHE, HERE, SETS, fetched, packages_to_measure
 from score import Tally, keyed, score
-from sources import Apt, FetchError, fetch
 
 
 def _off(name: str, value=False):
@@ -82,17 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     rules = select_rules(load_rules(), ("ALL",), ())
     rule_ids = {rule.id for rule in rules}
     settings = Settings(frontend="tree-sitter", jobs=args.jobs, select=("ALL",))
-    apt = Apt(args.cache)
     # (set, variant) -> the labels' tally over the set's packages
     tallies: dict[tuple[str, str], Tally] = defaultdict(Tally)
-    for package in packages_to_measure(args, sets):
-        labelled_set = sets.get(package, labelled.DEVELOPMENT)
-        try:
-            source = fetch(package, args.cache, apt)
-        except FetchError as exc:
-            print(f"{package}: unavailable: {exc}", file=sys.stderr)
-            continue
-        print(f"{package} ({SETS[labelled_set]})", file=sys.stderr)
+    for package, labelled_set, source in fetched(packages_to_measure(args, sets), sets, args.cache):
         errors: list = []
         facts = read_facts(discover([str(source.root)]).files, settings, errors)
         mine = [label for label in labels if label.package == package]

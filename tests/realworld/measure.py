@@ -195,6 +195,21 @@ def packages_to_measure(args: argparse.Namespace, sets: dict[str, str]) -> list[
     return chosen
 
 
+def fetched(packages: list[str], sets: dict[str, str], cache: Path):
+    """(package, its set, its unpacked source) for each package that can be fetched, saying
+    so on stderr; one that cannot is skipped with the reason."""
+    apt = Apt(cache)
+    for package in packages:
+        labelled_set = sets.get(package, labelled.DEVELOPMENT)
+        try:
+            source = fetch(package, cache, apt)
+        except FetchError as exc:
+            print(f"{package}: unavailable: {exc}", file=sys.stderr)
+            continue
+        print(f"{package} {source.version} ({source.suite}, {SETS[labelled_set]}): {source.root}", file=sys.stderr)
+        yield package, labelled_set, source
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=(*SETS, "all"), default="all",
@@ -218,16 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     if not packages:
         print(f"error: no package to measure in --set {args.set}", file=sys.stderr)
         return 2
-    apt = Apt(args.cache)
     runs: list[Run] = []
-    for package in packages:
-        labelled_set = sets.get(package, labelled.DEVELOPMENT)
-        try:
-            source = fetch(package, args.cache, apt)
-        except FetchError as exc:
-            print(f"{package}: unavailable: {exc}", file=sys.stderr)
-            continue
-        print(f"{package} {source.version} ({source.suite}, {SETS[labelled_set]}): {source.root}", file=sys.stderr)
+    for package, labelled_set, source in fetched(packages, sets, args.cache):
         for frontend in frontends:
             if frontend == "tree-sitter":
                 mode, settings = "tree-sitter", Settings(frontend="tree-sitter", jobs=args.jobs, select=("ALL",))
