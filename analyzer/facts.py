@@ -57,9 +57,35 @@ STRING = "string"      # string literal
 OTHER = "other"        # anything else (lambdas, compound literals, ...); op = "sizeof" for sizeof
 
 
+# An expression's text is its source spelling, up to TEXT_LIMIT characters; a longer one keeps
+# its head and its tail around ELISION.  Messages show it, and rules read only its ends (a
+# `->field`, a string's prefix, a brace): a text per node, each a copy of its subtree's
+# source, would make the facts of nested calls or operators quadratic in the file's size.
+TEXT_LIMIT = 200
+ELISION = " … "
+
+
+def shortened(text: str) -> str:
+    """A text as an expression keeps it."""
+    if len(text) <= TEXT_LIMIT:
+        return text
+    half = TEXT_LIMIT // 2
+    return text[:half] + ELISION + text[-half:]
+
+
+def spelled(source: bytes, start: int, end: int) -> str:
+    """The text of source[start:end] (bytes) as an expression keeps it, without decoding the
+    middle of a long range."""
+    if end - start <= TEXT_LIMIT:
+        return source[start:end].decode("utf-8", "replace")
+    half = TEXT_LIMIT // 2
+    return (source[start:start + half].decode("utf-8", "replace") + ELISION
+            + source[end - half:end].decode("utf-8", "replace"))
+
+
 @dataclass(frozen=True)
 class Expr:
-    """A frontend-neutral expression tree."""
+    """A frontend-neutral expression tree; `text` as `spelled` gives it."""
 
     kind: str
     text: str
@@ -279,7 +305,7 @@ class FrontendError(Exception):
 
 
 __all__ = [
-    "Span", "Expr", "Scoped", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
+    "Span", "Expr", "TEXT_LIMIT", "shortened", "spelled", "Scoped", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
     "StructFields", "ClassBases", "FileFacts",
     "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT", "STEP_OPS",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from clang.cindex import Cursor, CursorKind
 
-from ..facts import BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr
+from ..facts import BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr, spelled
 from . import clang_native as native
 
 _K = CursorKind
@@ -27,6 +27,7 @@ _KEYWORDS = {_K.CXX_BOOL_LITERAL_EXPR.value, _K.CXX_NULL_PTR_LITERAL_EXPR.value,
 _UNARY_OPS = {"-", "+", "~", "!", "*", "&", "++", "--"}
 _FOLDABLE = {"-", "+", "~", "!"}
 _NOT_ASSIGNMENT = {"==", "!=", "<=", ">="}
+_MAX_DEPTH = 120    # deeper expressions become OTHER instead of recursing (as in the tree-sitter frontend)
 
 
 def is_assignment_operator(op: str) -> bool:
@@ -105,11 +106,16 @@ def call_shape(call: Cursor) -> CallShape | None:
 
 
 class ExprBuilder:
-    """Converts expression cursors of one file; `source` is the file's bytes."""
+    """Converts expression cursors of one file; `source` is the file's bytes.  Each cursor is
+    converted once, and its tree shared by every fact that reaches it (the nested `--` of
+    `-- -- x`, or calls, or operators, share their operands'), which keeps a file's facts
+    linear in its size; a tree built at depth d serves requests at depth d or less, so that
+    no fact's tree grows deeper than _MAX_DEPTH (as in ts_expr.Converter)."""
 
     def __init__(self, main_file: native.MainFile, source: bytes) -> None:
         self._file = main_file
         self._source = source
+        self._built: dict[tuple, tuple[Expr, int]] = {}   # the AST node: its tree, the depth it was built at
 
     def text(self, start: native.Position, end: native.Position) -> str:
         return self._source[start[2]:end[2]].decode("utf-8", "replace")
@@ -117,25 +123,37 @@ class ExprBuilder:
     def cursor_text(self, cursor: Cursor) -> str:
         return self.text(*self._file.extent(cursor))
 
-    def build(self, cursor: Cursor) -> Expr:
+    def build(self, cursor: Cursor, depth: int = 0) -> Expr:
         cursor = look_through(cursor)
-        text = self.cursor_text(cursor)
+        key = (cursor._kind_id, cursor.xdata, cursor.data[0], cursor.data[1])   # the AST node
+        built = self._built.get(key)
+        if built is not None and depth <= built[1]:
+            return built[0]
+        expr = self._build(cursor, depth)
+        self._built.setdefault(key, (expr, depth))
+        return expr
+
+    def _build(self, cursor: Cursor, depth: int) -> Expr:
+        start, end = self._file.extent(cursor)
+        text = spelled(self._source, start[2], end[2])
         kind = cursor._kind_id
         if kind not in _KEYWORDS and text.isidentifier():
             # A name as written: the variable's, or the macro's that expanded to this cursor.
             macro = kind not in _NAME_KINDS and kind != _K.MEMBER_REF_EXPR.value
             known = macro or _enumerator(cursor, kind)
             return Expr(IDENTIFIER, text, text, value=native.evaluate_int(cursor) if known else None)
-        return self._convert(cursor, kind, text)
+        if depth > _MAX_DEPTH:
+            return Expr(OTHER, text)
+        return self._convert(cursor, kind, text, depth + 1)
 
-    def _convert(self, cursor: Cursor, kind: int, text: str) -> Expr:
+    def _convert(self, cursor: Cursor, kind: int, text: str, depth: int) -> Expr:
         if kind in _NAME_KINDS:
             return Expr(IDENTIFIER, text, native.spelling(cursor))
         if kind == _K.MEMBER_REF_EXPR.value:
             kids = native.children(cursor)
             if not kids:   # implicit `this->`: written as a plain name
                 return Expr(IDENTIFIER, text, native.spelling(cursor))
-            name, base = native.spelling(cursor), self.build(kids[0])
+            name, base = native.spelling(cursor), self.build(kids[0], depth)
             if not "".join(text.split()).endswith(("->" + name, "." + name)):
                 # a member named through a macro (lmdb's `#define mp_pgno mp_p.p_pgno`): spell
                 # it out, so that `np->mp_pgno` still reads as a store through np
@@ -152,31 +170,31 @@ class ExprBuilder:
         if kind == _K.BINARY_OPERATOR.value:
             op = native.binary_operator(cursor)
             if not is_assignment_operator(op):
-                return self._folded(cursor, Expr(BINARY, text, op, self._kids(cursor)))
+                return self._folded(cursor, Expr(BINARY, text, op, self._kids(cursor, depth)))
         if kind == _K.UNARY_OPERATOR.value:
             op = native.unary_operator(cursor)
             if op in _UNARY_OPS:
-                expr = Expr(UNARY, text, op, self._kids(cursor))
+                expr = Expr(UNARY, text, op, self._kids(cursor, depth))
                 return self._folded(cursor, expr) if op in _FOLDABLE else expr
         if kind == _K.ARRAY_SUBSCRIPT_EXPR.value:
-            return Expr(SUBSCRIPT, text, "", self._kids(cursor))
+            return Expr(SUBSCRIPT, text, "", self._kids(cursor, depth))
         if kind == _K.CONDITIONAL_OPERATOR.value:
-            kids = self._kids(cursor)
+            kids = self._kids(cursor, depth)
             if len(kids) == 3:
                 return self._folded(cursor, Expr(COND, text, "", kids))
         if kind in _CASTS:
-            operand = self.build(native.children(cursor)[-1])
+            operand = self.build(native.children(cursor)[-1], depth)
             return self._folded(cursor, Expr(CAST, text, native.type_spelling(cursor), (operand,)))
         if kind == _K.CXX_UNARY_EXPR.value:     # sizeof (alignof), spelled as written or from a macro
             return Expr(OTHER, text, "sizeof")
         if kind == _K.CALL_EXPR.value:
             shape = call_shape(cursor)
             if shape is not None:
-                return Expr(CALL, text, shape.callee, tuple(self.build(arg) for arg in shape.arguments))
+                return Expr(CALL, text, shape.callee, tuple(self.build(arg, depth) for arg in shape.arguments))
         return Expr(OTHER, text)
 
-    def _kids(self, cursor: Cursor) -> tuple[Expr, ...]:
-        return tuple(self.build(kid) for kid in native.children(cursor))
+    def _kids(self, cursor: Cursor, depth: int) -> tuple[Expr, ...]:
+        return tuple(self.build(kid, depth) for kid in native.children(cursor))
 
     def _literal(self, cursor: Cursor, kind: int, text: str) -> Expr:
         if text.isdigit() and (text[0] != "0" or text == "0"):   # plain decimal: no need to ask clang

@@ -17,7 +17,7 @@ from typing import Callable
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
 from ..facts import (EVERY_CALL, ClassBases, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
-                     FrontendOptions, Guard, Loop, Return, Span)
+                     FrontendOptions, Guard, Loop, Return, Span, shortened)
 from ..frequency import (ALGORITHMS, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
                          may_bound, may_matter, trace_off)
 from . import clang_native as native
@@ -393,7 +393,7 @@ class FactWalker:
             # an if of a macro body sits at the invocation, whose text says nothing of the condition
             expanded = self._span(condition) == span
             built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded
-                     else Expr(OTHER, text))
+                     else Expr(OTHER, shortened(text)))
             # without a call inside: a table accessor's bound, an early return unless tracing,
             # or one on a parameter's value (a caller may pass the value that takes it)
             if has_call or bounds_check(built) or trace_off(built) or built.names() & set(self._params):

@@ -15,7 +15,8 @@ from operator import itemgetter
 from tree_sitter import Node
 
 from ..facts import (BINARY, EVERY_CALL, ClassBases, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
-                     FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry)
+                     FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry,
+                     shortened)
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, relevant_guards,
                          trace_off, trace_switch)
 from .ts_expr import Bindings, Converter, MacroConverter
@@ -373,7 +374,7 @@ class _FileReader:
                 continue
             spelled = frame.conv.text(condition)
             self.macro_guards.append(Guard(
-                frame.conv.expr(condition) if may_matter(spelled) else Expr(OTHER, spelled),
+                frame.conv.expr(condition) if may_matter(spelled) else Expr(OTHER, shortened(spelled)),
                 frame.anchor.span, frame.anchor.function,
                 # a break may leave the body's own `do { } while (0)`, not the invocation's loop
                 leaves=_leaves(body) and _last_statement(body).type != "break_statement"))
@@ -517,7 +518,7 @@ class _FileReader:
                 continue
             if has_call(body.start_byte, body.end_byte):
                 spelled = conv.text(condition)
-                guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, spelled),
+                guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, shortened(spelled)),
                                     self.span(body), self.function_at(node.start_byte), leaves=_leaves(body)))
             elif _leaves(body) and self._may_rule_out(spelled := conv.text(condition), node.start_byte) \
                     and (bounds_check(built := conv.expr(condition)) or trace_off(built)

@@ -9,7 +9,7 @@ from typing import Callable
 from tree_sitter import Node
 
 from ..facts import (BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT,
-                     UNARY, Expr)
+                     UNARY, Expr, shortened, spelled)
 
 CXX_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
 _NAMES = frozenset({"identifier", "true", "false"})   # true/false: C's macros from stdbool.h
@@ -129,13 +129,23 @@ class Bindings:
 
 
 class Converter:
-    """Converts the nodes of one source text."""
+    """Converts the nodes of one source text.  Each node is converted once, and its tree is
+    shared by every fact that reaches it (the calls of `q(q(q(a)))` share their arguments'),
+    which keeps a file's facts linear in its size.  A tree is shared only where it fits under
+    _MAX_DEPTH: one built at depth d serves a request at depth d or less (the calls of a
+    nest, each converting its own arguments from depth 0, after the outermost), and a deeper
+    request converts the node again."""
 
     def __init__(self, source: bytes) -> None:
         self.source = source
+        self._built: dict[int, tuple[Expr, int]] = {}     # node id: its tree, the depth it was built at
 
     def text(self, node: Node) -> str:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def label(self, node: Node) -> str:
+        """The node's text as its Expr keeps it (facts.spelled)."""
+        return spelled(self.source, node.start_byte, node.end_byte)
 
     def spread(self, arg: Node) -> list[tuple["Converter", Node]] | None:
         """The arguments a use of a variadic macro parameter stands for."""
@@ -175,7 +185,7 @@ class Converter:
                 name = fn.child_by_field_name("field")
                 while name is not None and name.type in ("dependent_name", "template_method"):
                     name = name.child_by_field_name("name") or name.named_children[0]
-                return (self.member_name(name) if name is not None else self.text(fn)), True
+                return (self.member_name(name) if name is not None else self.label(fn)), True
             if kind in ("qualified_identifier", "template_function"):
                 inner = fn.child_by_field_name("name")
             elif kind in ("pointer_expression", "subscript_expression", "cast_expression"):
@@ -185,9 +195,9 @@ class Converter:
             elif kind == "parenthesized_expression" and fn.named_child_count == 1:
                 inner = fn.named_children[0]
             else:
-                return self.text(fn), False
+                return self.label(fn), False
             if inner is None:
-                return self.text(fn), False
+                return self.label(fn), False
             fn = inner
 
     def member_name(self, node: Node) -> str:
@@ -197,11 +207,19 @@ class Converter:
         return self.text(node)
 
     def expr(self, node: Node, depth: int = 0) -> Expr:
+        built = self._built.get(node.id)
+        if built is not None and depth <= built[1]:
+            return built[0]
+        expr = self._convert(node, depth)
+        self._built.setdefault(node.id, (expr, depth))
+        return expr
+
+    def _convert(self, node: Node, depth: int) -> Expr:
         if depth > _MAX_DEPTH:
-            return Expr(OTHER, self.text(node))
+            return Expr(OTHER, self.label(node))
         convert = _CONVERTERS.get(node.type)
         if convert is None:
-            return Expr(STRING if node.type in _STRINGS else OTHER, self.text(node))
+            return Expr(STRING if node.type in _STRINGS else OTHER, self.label(node))
         return convert(self, node, depth + 1)
 
     def _name(self, node: Node, depth: int) -> Expr:
@@ -217,8 +235,8 @@ class Converter:
         while name is not None and name.type == "qualified_identifier":
             name = name.child_by_field_name("name")
         if name is None or name.type != "identifier":
-            return Expr(OTHER, self.text(node))
-        return Expr(IDENTIFIER, self.text(node), self.text(name))
+            return Expr(OTHER, self.label(node))
+        return Expr(IDENTIFIER, self.label(node), self.text(name))
 
     def _number(self, node: Node, depth: int) -> Expr:
         spelling = self.text(node)
@@ -239,42 +257,42 @@ class Converter:
     def _paren(self, node: Node, depth: int) -> Expr:
         inner = [child for child in node.named_children if child.type != "comment"]
         if len(inner) != 1:
-            return Expr(OTHER, self.text(node))
+            return Expr(OTHER, self.label(node))
         return self.expr(inner[0], depth)
 
     def _cast(self, node: Node, depth: int) -> Expr:
         kind, value = node.child_by_field_name("type"), node.child_by_field_name("value")
         if kind is None or value is None:
-            return Expr(OTHER, self.text(node))
-        return Expr(CAST, self.text(node), self.text(kind), (self.expr(value, depth),))
+            return Expr(OTHER, self.label(node))
+        return Expr(CAST, self.label(node), self.text(kind), (self.expr(value, depth),))
 
     def _call(self, node: Node, depth: int) -> Expr:
         fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
         if fn is None:
-            return Expr(OTHER, self.text(node))
+            return Expr(OTHER, self.label(node))
         cast = call_cast(node)
         if cast is not None:
-            return Expr(CAST, self.text(node), cast[0], (self.expr(cast[1], depth),))
-        return Expr(CALL, self.text(node), self.callee(fn)[0], self.arguments(args, depth))
+            return Expr(CAST, self.label(node), cast[0], (self.expr(cast[1], depth),))
+        return Expr(CALL, self.label(node), self.callee(fn)[0], self.arguments(args, depth))
 
     def _binary(self, node: Node, depth: int) -> Expr:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         op = node.child_by_field_name("operator")
         if left is None or right is None or op is None:
-            return Expr(OTHER, self.text(node))
+            return Expr(OTHER, self.label(node))
         a, b = self.expr(left, depth), self.expr(right, depth)
         fold = _FOLD2.get(op.type)
         value = fold(a.value, b.value) if fold and a.value is not None and b.value is not None else None
-        return Expr(BINARY, self.text(node), op.type, (a, b), value)
+        return Expr(BINARY, self.label(node), op.type, (a, b), value)
 
     def _unary(self, node: Node, depth: int) -> Expr:
         operand, op = node.child_by_field_name("argument"), node.child_by_field_name("operator")
         if operand is None or op is None:
-            return Expr(OTHER, self.text(node))
+            return Expr(OTHER, self.label(node))
         a = self.expr(operand, depth)
         fold = _FOLD1.get(op.type) if node.type == "unary_expression" else None
         value = fold(a.value) if fold and a.value is not None else None
-        return Expr(UNARY, self.text(node), op.type, (a,), value)
+        return Expr(UNARY, self.label(node), op.type, (a,), value)
 
     def _subscript(self, node: Node, depth: int) -> Expr:
         base = node.child_by_field_name("argument")
@@ -282,30 +300,30 @@ class Converter:
         if index is not None and index.type == "subscript_argument_list":
             index = index.named_children[0] if index.named_child_count == 1 else None
         if base is None or index is None:
-            return Expr(OTHER, self.text(node))
-        return Expr(SUBSCRIPT, self.text(node), "", (self.expr(base, depth), self.expr(index, depth)))
+            return Expr(OTHER, self.label(node))
+        return Expr(SUBSCRIPT, self.label(node), "", (self.expr(base, depth), self.expr(index, depth)))
 
     def _member(self, node: Node, depth: int) -> Expr:
         obj, name = node.child_by_field_name("argument"), node.child_by_field_name("field")
         if obj is None or name is None:
-            return Expr(OTHER, self.text(node))
-        return Expr(MEMBER, self.text(node), self.member_name(name), (self.expr(obj, depth),))
+            return Expr(OTHER, self.label(node))
+        return Expr(MEMBER, self.label(node), self.member_name(name), (self.expr(obj, depth),))
 
     def _defined(self, node: Node, depth: int) -> Expr:
         """`defined(X)` in a preprocessor condition: the name, true when it is defined."""
         name = next((child for child in node.named_children if child.type == "identifier"), None)
-        return self._name(name, depth) if name is not None else Expr(OTHER, self.text(node))
+        return self._name(name, depth) if name is not None else Expr(OTHER, self.label(node))
 
     def _clause(self, node: Node, depth: int) -> Expr:
         """C++'s `if (cond)` / `while (cond)` wrapper; `if (init; cond)` keeps the condition."""
         value = node.child_by_field_name("value")
-        return self.expr(value, depth) if value is not None else Expr(OTHER, self.text(node))
+        return self.expr(value, depth) if value is not None else Expr(OTHER, self.label(node))
 
     def _cond(self, node: Node, depth: int) -> Expr:
         parts = [node.child_by_field_name(f) for f in ("condition", "consequence", "alternative")]
         if any(part is None for part in parts):
-            return Expr(OTHER, self.text(node))    # GNU `a ?: b`
-        return Expr(COND, self.text(node), "", tuple(self.expr(part, depth) for part in parts))
+            return Expr(OTHER, self.label(node))    # GNU `a ?: b`
+        return Expr(COND, self.label(node), "", tuple(self.expr(part, depth) for part in parts))
 
 
 class MacroConverter(Converter):
@@ -333,6 +351,9 @@ class MacroConverter(Converter):
             pos = hole_end
         parts.append(self.source[pos:end].decode("utf-8", "replace"))
         return "".join(parts)
+
+    def label(self, node: Node) -> str:
+        return shortened(self.text(node))
 
     def _parameter(self, node: Node) -> str | None:
         hole = self.hole_at.get(node.start_byte)
@@ -372,5 +393,5 @@ _CONVERTERS: dict[str, Callable[[Converter, Node, int], Expr]] = {
     "conditional_expression": Converter._cond,
     "preproc_defined": Converter._defined,
     "condition_clause": Converter._clause,
-    "sizeof_expression": lambda conv, node, depth: Expr(OTHER, conv.text(node), "sizeof"),
+    "sizeof_expression": lambda conv, node, depth: Expr(OTHER, conv.label(node), "sizeof"),
 }
