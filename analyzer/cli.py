@@ -27,8 +27,8 @@ from .baseline import BaselineError
 from .changed_lines import ALL_LINES, DiffError, changed_lines, on_changed_lines
 from .config import FRONTENDS, ConfigError, find_config
 from .discovery import DEFAULT_EXCLUDE, Excludes, discover
-from .engine import (Settings, UsageError, analyze_facts, analyze_files, read_facts, rules_matching,
-                     select_rules)
+from .engine import (DEFAULT_PARSE_MEMORY, DEFAULT_PARSE_TIMEOUT, Settings, UsageError, analyze_facts,
+                     analyze_files, read_facts, rules_matching, select_rules)
 from .facts_cache import DIRECTORY as CACHE_DIRECTORY, FactsCache, build_id
 from .formats import FormatContext
 from .merge import MergeError
@@ -145,6 +145,11 @@ def _check_parser(formats: list[str], merging: bool = False) -> argparse.Argumen
     parsing.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel jobs (default: CPU count)")
     parsing.add_argument("--max-file-size", type=int, metavar="BYTES",
                          help="skip larger files (default: 4 MiB)")
+    parsing.add_argument("--parse-timeout", type=float, metavar="SECONDS", help="skip a file whose parse "
+                         f"takes longer (default: {DEFAULT_PARSE_TIMEOUT:g}; with auto, tree-sitter then "
+                         "stands in for clang)")
+    parsing.add_argument("--parse-memory", type=int, metavar="MIB", help="skip a file whose parse "
+                         f"needs more memory (default: {DEFAULT_PARSE_MEMORY})")
     parsing.add_argument("--cache-dir", metavar="DIR", help="where parsed facts are kept between runs "
                          f"(default: {CACHE_DIRECTORY} at the project root)")
     parsing.add_argument("--no-cache", action="store_true", help="parse every file, neither reading "
@@ -204,11 +209,17 @@ def _settings(args, config) -> Settings:
         defines=tuple(args.defines) + config.defines,
         per_file_ignores=config.per_file_ignores,
         config_root=config.root,
-        max_file_size=next((size for size in (args.max_file_size, config.max_file_size)
-                            if size is not None), Settings.max_file_size),
+        max_file_size=_first(args.max_file_size, config.max_file_size, Settings.max_file_size),
+        parse_timeout=_first(args.parse_timeout, config.parse_timeout, Settings.parse_timeout),
+        parse_memory=_first(args.parse_memory, config.parse_memory, Settings.parse_memory),
         models=config.models,
         models_source=config.source,
     )
+
+
+def _first(*values):
+    """The command line's value, else the configuration's, else the default."""
+    return next(value for value in values if value is not None)
 
 
 def _excludes(args, config) -> Excludes:
@@ -237,6 +248,10 @@ def _validate(args, merging: bool) -> None:
         raise UsageError("--write-baseline needs --baseline FILE")
     if args.max_file_size is not None and args.max_file_size < 1:
         raise UsageError("--max-file-size must be a positive number of bytes")
+    if args.parse_timeout is not None and not 0 < args.parse_timeout < float("inf"):
+        raise UsageError("--parse-timeout must be a positive number of seconds")
+    if args.parse_memory is not None and args.parse_memory < 1:
+        raise UsageError("--parse-memory must be a positive number of MiB")
     if args.plot and not args.confirm:
         raise UsageError("--plot draws what --confirm measures: add --confirm")
     if args.compile_commands and not os.path.exists(args.compile_commands):

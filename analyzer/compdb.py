@@ -11,9 +11,11 @@ import json
 import os
 import shlex
 from dataclasses import dataclass, field
-from pathlib import Path
+
+from .fileio import Refused, read_regular
 
 FILENAME = "compile_commands.json"
+_MAX_SIZE = 2**30        # a big project's database is tens of MiB; this bounds only what never ends
 # Options followed by a value that only concern outputs.
 _DROP_WITH_VALUE = {"-o", "-MF", "-MT", "-MQ", "-MJ", "--serialize-diagnostics"}
 _DROP = {"-c", "-S", "-E", "-MD", "-MMD", "-M", "-MM", "-MG", "-MP", "-save-temps", "-pipe"}
@@ -70,7 +72,9 @@ class _Entries:
             return CompdbError(f"{path}: malformed compile_commands.json: {reason}")
 
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            data = json.loads(read_regular(path, _MAX_SIZE).decode("utf-8"))
+        except Refused as refusal:
+            raise malformed(f"cannot read it: {refusal}") from None
         except (OSError, UnicodeDecodeError) as failure:
             raise malformed(f"cannot read it ({failure.__class__.__name__})") from None
         except json.JSONDecodeError as failure:

@@ -13,6 +13,8 @@ as with ruff).
     frontend = "auto"                     frontend = auto
     compile-commands = "build"            compile-commands = build
     max-file-size = 4194304               max-file-size = 4194304
+    parse-timeout = 60                    parse-timeout = 60
+    parse-memory = 4096                   parse-memory = 4096
     exclude = [".*", "node_modules"]      exclude = .*, node_modules
     extend-exclude = ["third-party"]      extend-exclude = third-party
     respect-gitignore = true              respect-gitignore = true
@@ -41,7 +43,7 @@ class ConfigError(Exception):
 
 FRONTENDS = ("auto", "clang", "tree-sitter", "fast")
 KEYS = {"select", "ignore", "per-file-ignores", "include-dirs", "defines", "frontend",
-        "compile-commands", "max-file-size", "exclude", "extend-exclude", "respect-gitignore",
+        "compile-commands", "max-file-size", "parse-timeout", "parse-memory", "exclude", "extend-exclude", "respect-gitignore",
         "force-exclude", "cache-dir", "models"}
 LISTS = ("select", "ignore", "include-dirs", "defines", "exclude", "extend-exclude")
 FLAGS = ("respect-gitignore", "force-exclude")
@@ -59,6 +61,8 @@ class Config:
     frontend: str | None = None
     compile_commands: str | None = None
     max_file_size: int | None = None
+    parse_timeout: float | None = None              # seconds
+    parse_memory: int | None = None                 # MiB
     exclude: tuple[str, ...] | None = None          # None: the defaults
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool | None = None
@@ -146,11 +150,22 @@ def _build(table: dict, source: Path) -> Config:
             isinstance(codes, str) or isinstance(codes, list) and all(isinstance(c, str) for c in codes)
             for codes in ignores.values()):
         raise ConfigError(f"{source}: per-file-ignores must map path patterns to rule lists")
-    size = table.get("max-file-size")
-    if isinstance(size, str) and size.strip().isdigit():
-        size = int(size)        # setup.cfg values are text
-    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
-        raise ConfigError(f"{source}: max-file-size must be a positive whole number of bytes")
+    def positive(key: str, kind: type, unit: str):
+        value = table.get(key)
+        if isinstance(value, str):      # setup.cfg values are text
+            try:
+                value = kind(value.strip())
+            except ValueError:
+                pass
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)
+                                  or not 0 < value < float("inf")):
+            raise ConfigError(f"{source}: {key} must be a positive {'whole ' if kind is int else ''}"
+                              f"number of {unit}")
+        return value
+
+    size = positive("max-file-size", int, "bytes")
     for key in ("compile-commands", "cache-dir"):
         if key in table and not isinstance(table[key], str):
             raise ConfigError(f"{source}: {key} must be a path")
@@ -173,6 +188,8 @@ def _build(table: dict, source: Path) -> Config:
         frontend=frontend,
         compile_commands=str(root / database) if database is not None else None,
         max_file_size=size,
+        parse_timeout=positive("parse-timeout", float, "seconds"),
+        parse_memory=positive("parse-memory", int, "MiB"),
         exclude=strings("exclude") if "exclude" in table else None,
         extend_exclude=strings("extend-exclude"),
         respect_gitignore=table.get("respect-gitignore"),

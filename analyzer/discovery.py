@@ -56,7 +56,8 @@ class Excludes:
 @dataclass
 class Discovered:
     files: list[str] = field(default_factory=list)
-    missing: list[FileError] = field(default_factory=list)     # paths named that do not exist
+    missing: list[FileError] = field(default_factory=list)     # paths named that do not exist, or
+                                                                # directories that cannot be listed
 
 
 def discover(paths: list[str], excludes: Excludes = Excludes()) -> Discovered:
@@ -67,7 +68,7 @@ def discover(paths: list[str], excludes: Excludes = Excludes()) -> Discovered:
         if os.path.isdir(given):
             if excludes.force and _excluded_with_parents(given, excludes, ignored):
                 continue
-            found.files.extend(_walk(given, excludes, ignored))
+            found.files.extend(_walk(given, excludes, ignored, found.missing))
         elif os.path.lexists(given):
             if not (excludes.force and _excluded_with_parents(given, excludes, ignored)):
                 found.files.append(os.path.normpath(given))
@@ -79,9 +80,14 @@ def discover(paths: list[str], excludes: Excludes = Excludes()) -> Discovered:
     return found
 
 
-def _walk(top: str, excludes: Excludes, ignored: _GitIgnored | None) -> list[str]:
+def _walk(top: str, excludes: Excludes, ignored: _GitIgnored | None, unlisted: list[FileError]) -> list[str]:
     files = []
-    for root, dirs, names in os.walk(top):
+
+    def failed(error: OSError) -> None:       # a directory that cannot be listed: one line, not silence
+        reason = error.strerror.lower() if error.strerror else str(error)
+        unlisted.append(FileError(error.filename, f"cannot list the directory: {reason}"))
+
+    for root, dirs, names in os.walk(top, onerror=failed):
         dirs[:] = sorted(d for d in dirs if not _left_out(os.path.join(root, d), excludes, ignored, True))
         files.extend(os.path.normpath(os.path.join(root, n)) for n in sorted(names)
                      if source_suffix(n) in LANGUAGES

@@ -5,24 +5,28 @@ from __future__ import annotations
 import gc
 import inspect
 import os
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from . import models, sources, suppressions
+from . import models, sources, suppressions, workers
 from . import progress as progress_bars
 from .compdb import CompdbError, CompilationDatabase
 from .discovery import Excludes, discover, language_of
 from .facts import EVERY_CALL, FileFacts, FrontendError, FrontendOptions, Span
 from .facts_cache import FactsCache
+from .fileio import Refused, read_regular
 from .findings import FileError, Finding, Related, Report
 from .program import Program
 from .progress import Progress
 from .registry import Rule, load_rules
 
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
+# Per file, far beyond real code: a 4 MiB file parses in seconds and under 300 MiB; a file
+# over either is skipped (an error line) and the run goes on.
+DEFAULT_PARSE_TIMEOUT = 60.0        # seconds
+DEFAULT_PARSE_MEMORY = 4096         # MiB
+MAX_JOBS_PER_CPU = 2                # more workers than that only cost memory
 BINARY_PROBE = 8192
 
 
@@ -52,6 +56,8 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     config_root: str = "."                      # per-file-ignores patterns are relative to it
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    parse_timeout: float = DEFAULT_PARSE_TIMEOUT
+    parse_memory: int = DEFAULT_PARSE_MEMORY      # MiB
     models: tuple[tuple[str, str], ...] = ()    # the configuration's (models.py)
     models_source: str | None = None            # the file they came from
     given: tuple[tuple[str, bytes], ...] = ()   # files whose text is given (the standard input)
@@ -83,20 +89,20 @@ def select_rules(available: dict[str, Rule], select, ignore) -> list[Rule]:
 
 
 def read_source(path: str, max_size: int) -> bytes:
+    """A source's bytes: a regular file of at most max_size bytes (fileio.read_regular)."""
     try:
-        size = os.path.getsize(path)
-        if os.path.isdir(path):
-            raise FrontendError("is a directory")
-        if size > max_size:
-            raise FrontendError(f"file is {size / 2**20:.1f} MiB, over the {max_size / 2**20:.1f} MiB "
-                                "limit (max-file-size); skipped")
-        with open(path, "rb") as stream:
-            data = stream.read()
+        data = read_regular(path, max_size)
+    except Refused as refusal:
+        raise FrontendError(f"{refusal}; skipped") from None
     except OSError as exc:
-        raise FrontendError(exc.strerror.lower() if exc.strerror else str(exc)) from None
+        raise FrontendError(_reason(exc)) from None
     if b"\0" in data[:BINARY_PROBE]:
         raise FrontendError("binary file (NUL bytes), not C or C++ source; skipped")
     return data
+
+
+def _reason(failure: OSError) -> str:
+    return failure.strerror.lower() if failure.strerror else str(failure)
 
 
 def parse_file(path: str, settings: Settings, callees: frozenset[str],
@@ -128,7 +134,7 @@ def _guarded(name: str, frontend, path: str, source: bytes, options: FrontendOpt
     """A frontend's own bug on one file is that file's error, never a traceback for the run."""
     try:
         return frontend(path, source, options)
-    except FrontendError:
+    except (FrontendError, MemoryError):      # a MemoryError is the worker's to report
         raise
     except Exception as exc:   # noqa: BLE001 - any bug in a frontend, reported per file
         raise FrontendError(f"internal error in the {name} frontend ({type(exc).__name__}: {exc}); "
@@ -152,45 +158,78 @@ def _compile_args(files: list[str], settings: Settings, errors: list[FileError])
     return found
 
 
+def job_count(requested: int | None, files: int) -> int:
+    """Worker processes for a run: as asked (default: one per CPU), but no more than there are
+    files, nor than MAX_JOBS_PER_CPU per CPU this process may use."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(requested or cpus, files, MAX_JOBS_PER_CPU * cpus))
+
+
 def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], args: list,
                 done=lambda index, result: None) -> list:
     """Every file's facts, handing each to done(index, result) as it comes (progress, the
-    facts cache).  libclang runs in worker processes even for one job: a native crash in it
-    (a stack overflow on absurdly deep expressions) must cost that file, not the run."""
-    jobs = settings.jobs or os.cpu_count() or 1
-    if settings.frontend == "tree-sitter" and (jobs == 1 or len(files) < 2):
-        return [_then(done, index, parse_file(f, settings, callees, a))
-                for index, (f, a) in enumerate(zip(files, args))]
+    facts cache).  Each file is parsed in a worker process (workers.py) under the settings'
+    time and memory budget: a file over it, or one that kills its worker (libclang
+    overflowing its stack on absurdly deep expressions), costs that file, not the run.  Where
+    clang was tried and tree-sitter may stand in for it (auto, fast with a compile_commands.json
+    entry), such a file is parsed again with tree-sitter."""
     results: list = [None] * len(files)
-    if files:
-        try:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(files)), initializer=gc.enable) as pool:
-                futures = [pool.submit(parse_file, f, settings, callees, a) for f, a in zip(files, args)]
-                for index, future in enumerate(futures):
-                    results[index] = _then(done, index, future.result())
-        except BrokenProcessPool:
-            pass        # the files without a result are retried one by one below
-    return [result if result is not None else _then(done, index, _isolated(path, settings, callees, compile_args))
-            for index, (result, path, compile_args) in enumerate(zip(results, files, args))]
+    _preload(settings, files)
+    budget = workers.Budget(settings.parse_timeout, settings.parse_memory * 2**20)
+    fallback = replace(settings, frontend="tree-sitter")
+    with workers.Pool(parse_file, job_count(settings.jobs, len(files)), budget) as pool:
+        for index, task in enumerate(zip(files, args)):
+            pool.submit(index, (task[0], settings, callees, task[1]))
+        for index, outcome in pool.completed():
+            clang_failure = results[index]      # set when this is tree-sitter standing in
+            if isinstance(outcome, workers.Failure):
+                if clang_failure is None and _falls_back(settings, args[index]):
+                    results[index] = outcome
+                    pool.submit(index, (files[index], fallback, callees, None))
+                    continue
+                frontend = "clang" if settings.frontend == "clang" else "tree-sitter"
+                outcome = FileError(files[index], f"{_failure(outcome, frontend, 'parse')}; skipped")
+            elif clang_failure is not None and isinstance(outcome, FileFacts):
+                outcome = replace(outcome, reason=f"tree-sitter: {_failure(clang_failure, 'clang', 'clang')}")
+            results[index] = outcome
+            done(index, outcome)
+    return results
 
 
-def _then(done, index: int, result):
-    done(index, result)
-    return result
-
-
-def _isolated(path: str, settings: Settings, callees: frozenset[str],
-              compile_args: tuple[str, ...] | None) -> FileFacts | FileError:
-    """One file in a process of its own, after a worker died."""
+def _preload(settings: Settings, files: list[str]) -> None:
+    """Load here, once, what each worker would otherwise load for itself, which they inherit
+    when they are forked: the frontends with tree-sitter's compiled queries, and libclang
+    with the place of its builtin headers (which asks a compiler).  Only a saving: what fails
+    here fails again in the workers, which report it per file."""
     try:
-        with ProcessPoolExecutor(max_workers=1, initializer=gc.enable) as pool:
-            return pool.submit(parse_file, path, settings, callees, compile_args).result()
-    except BrokenProcessPool:
-        if settings.frontend == "clang":
-            return FileError(path, "the clang frontend crashed on this file (libclang died); skipped")
-        facts = parse_file(path, replace(settings, frontend="tree-sitter"), callees)
-        return replace(facts, reason="tree-sitter: the clang frontend crashed on this file") \
-            if isinstance(facts, FileFacts) else facts
+        from .frontends import treesitter  # noqa: F401 - imported for the workers
+        from .frontends.ts_grammar import grammar
+        for language in sorted({language_of(path) for path in files}):
+            grammar(language)
+        if settings.frontend != "tree-sitter" and files:
+            from .frontends import clang_native
+            from .frontends.clang_includes import builtin_include_dir
+            clang_native.load()
+            builtin_include_dir()
+    except Exception:   # noqa: BLE001 - see above
+        pass
+
+
+def _falls_back(settings: Settings, compile_args: tuple[str, ...] | None) -> bool:
+    """Whether the file went to clang first, with tree-sitter to stand in."""
+    return settings.frontend == "auto" or (settings.frontend == "fast" and compile_args is not None)
+
+
+def _failure(failure: workers.Failure, frontend: str, subject: str) -> str:
+    """What happened to a parse that gave no result, in a few words about `subject`."""
+    if isinstance(failure, workers.Overran):
+        return f"{subject} took longer than {failure.seconds:g} s (parse-timeout)"
+    if isinstance(failure, workers.OutOfMemory):
+        return (f"{subject} needed more than {failure.memory / 2**20:g} MiB (parse-memory)" if failure.memory
+                else f"{subject} ran out of memory")
+    if isinstance(failure, workers.Died):
+        return f"the {frontend} frontend crashed on this file ({failure.how()})"
+    return f"internal error in the {frontend} frontend ({failure.error}); please report it"
 
 
 def analyze(paths: list[str], settings: Settings = Settings(), rules: list[Rule] | None = None,

@@ -39,6 +39,7 @@ from mmaplint import __version__
 
 from . import facts as fact_model
 from .facts import Expr, FileFacts
+from .fileio import Refused, read_regular
 
 DIRECTORY = ".mmaplint_cache"
 MAGIC = b"mmaplint facts 1\n"
@@ -255,9 +256,6 @@ class FactsCache:
 def _read(path: str, max_size: int) -> bytes | None:
     """The file's bytes to look it up by; None when it is not a file the frontends read."""
     try:
-        if not os.path.isfile(path) or os.path.getsize(path) > max_size:
-            return None
-        with open(path, "rb") as stream:
-            return stream.read()
-    except OSError:
+        return read_regular(path, max_size)
+    except (OSError, Refused):
         return None

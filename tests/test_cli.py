@@ -373,8 +373,9 @@ def test_a_native_crash_costs_one_file(tmp_path, capsys):
     good = write(tmp_path, "good.c", PER_PAGE_MSYNC)
     code, errors, findings = errors_for(capsys, "--frontend", "clang", "-j", "1", str(deep), str(good))
     assert code == 1 and [f["rule"] for f in findings] == ["MML001"]
-    assert errors == [{"path": "deep.c",
-                       "message": "the clang frontend crashed on this file (libclang died); skipped"}]
+    assert [error["path"] for error in errors] == ["deep.c"]
+    message = errors[0]["message"]      # the signal that killed its worker: SIGSEGV on Linux
+    assert message.startswith("the clang frontend crashed on this file (SIG") and message.endswith("); skipped")
 
 
 def test_unwritable_output_is_a_usage_error(tmp_path, capsys):

@@ -33,15 +33,15 @@ def tree(tmp_path: Path, monkeypatch) -> Path:
 
 @pytest.fixture
 def parsed(monkeypatch) -> list[str]:
-    """The files the frontends parse, in this process (tree-sitter, one job)."""
+    """The files the run hands the frontends to parse (its workers)."""
     calls: list[str] = []
-    real = engine.parse_file
+    real = engine._parse_many
 
-    def counting(path, *args, **kwargs):
-        calls.append(path)
-        return real(path, *args, **kwargs)
+    def counting(files, *args, **kwargs):
+        calls.extend(files)
+        return real(files, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "parse_file", counting)
+    monkeypatch.setattr(engine, "_parse_many", counting)
     return calls
 
 

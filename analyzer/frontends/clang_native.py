@@ -90,6 +90,11 @@ def _lib() -> CDLL:
     return lib
 
 
+def load() -> None:
+    """Load libclang and declare its functions now (a process about to fork parsing workers)."""
+    _lib()
+
+
 def _string(value: _CXString) -> str | None:
     lib = _lib()
     try:
