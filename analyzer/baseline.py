@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
+from .fileio import write_whole
 from .findings import Finding
 from .fingerprints import content_key, shown_path
 
@@ -35,11 +36,9 @@ def write(path: str, findings: list[Finding], prints: dict[Finding, str], root: 
     entries = [{"fingerprint": prints[f], "content": content_key(f), "rule": f.rule,
                 "path": shown_path(f.span.path, root),
                 "line": f.span.line, "message": f.message} for f in findings]
+    text = json.dumps({"version": VERSION, "tool": f"mmaplint {tool_version}", "findings": entries}, indent=2)
     try:
-        with open(path, "w", encoding="utf-8") as stream:
-            json.dump({"version": VERSION, "tool": f"mmaplint {tool_version}", "findings": entries},
-                      stream, indent=2)
-            stream.write("\n")
+        write_whole(path, text + "\n")
     except OSError as exc:
         raise BaselineError(f"cannot write baseline {path}: {exc.strerror or exc}") from None
 

@@ -30,6 +30,7 @@ from .discovery import DEFAULT_EXCLUDE, Excludes, discover
 from .engine import (DEFAULT_PARSE_MEMORY, DEFAULT_PARSE_TIMEOUT, Settings, UsageError, analyze_facts,
                      analyze_files, read_facts, rules_matching, select_rules)
 from .facts_cache import DIRECTORY as CACHE_DIRECTORY, FactsCache, build_id
+from .fileio import Refused, check_writable, same_file, write_whole
 from .formats import FormatContext
 from .merge import MergeError
 from .models import ModelError
@@ -313,17 +314,16 @@ def run_check(argv: list[str], merging: bool = False) -> int:
     root = _project_root(config)
     recorded = baseline.read(args.baseline) if args.baseline and not args.write_baseline else None
     sharding = not merging and args.shard
-    # outputs are opened before the analysis, so that a bad -o fails fast (a shard's -o: its facts)
-    out = None if sharding else _open_output(args.output)
-    extra_outputs = [(fmt, path, _open_output(path)) for fmt, path in extra_reports]
     progress = Progress(wanted(args.progress) and not args.quiet)
     with progress:
         if merging:
             files, results, errors = merge.load(args.paths, build_id())
+            _check_outputs(args, extra_reports, [*args.paths, *files])
             report = analyze_facts(lambda: results, rules, settings, errors, progress)
             named, missing = files, []
         else:
             named, files, missing, settings = _files(args, config, settings)
+            _check_outputs(args, extra_reports, files)
             if sharding:
                 return _write_shard(args, files, missing, settings, _cache(args, config, root), progress)
             cache = None if settings.given else _cache(args, config, root)
@@ -348,12 +348,15 @@ def run_check(argv: list[str], merging: bool = False) -> int:
             print(f"{path}: {report.frontends[path]}", file=sys.stderr)
     extra = {"argv": argv, fingerprints.CONTEXT_KEY: prints, "quiet": args.quiet}
     confirmed = _confirm_findings(report, args, extra) if args.confirm and report.findings else EXIT_CLEAN
-    context = FormatContext(rules=available, color=_use_color(args.color, out) and not args.output,
+    context = FormatContext(rules=available, color=not args.output and _use_color(args.color, sys.stdout),
                             root=root, extra=extra)
-    _write(out, args.output, _statistics(report, args.format) if args.statistics
-           else formatters[args.format](report, context))
-    for fmt, path, stream in extra_outputs:
-        _write(stream, path, formatters[fmt](report, FormatContext(rules=available, root=root, extra=extra)))
+    text = _statistics(report, args.format) if args.statistics else formatters[args.format](report, context)
+    if args.output:
+        _write_output(args.output, text)
+    else:
+        sys.stdout.write(text)
+    for fmt, path in extra_reports:
+        _write_output(path, formatters[fmt](report, FormatContext(rules=available, root=root, extra=extra)))
     if confirmed:
         return confirmed
     if missing or not report.analyzed:
@@ -403,20 +406,29 @@ def _statistics(report, fmt: str) -> str:
     return "".join(f"{count:>{width}}  {rule}  {name}\n" for (rule, name), count in rows)
 
 
-def _write(out, path: str | None, text: str) -> None:
-    try:
-        out.write(text)
-    finally:
-        if path:
-            out.close()
+def _check_outputs(args, reports: list[tuple[str, str]], inputs: list[str]) -> None:
+    """Before the analysis: no output (-o, --report, --write-baseline) is one of the files to
+    analyze, nor (but the baseline written) the baseline read, and each can be written."""
+    outputs = [("-o", args.output), *(("--report", path) for _, path in reports),
+               ("--write-baseline", args.baseline if args.write_baseline else None)]
+    for option, path in outputs:
+        if path is None:
+            continue
+        kept = inputs + ([args.baseline] if args.baseline and option != "--write-baseline" else [])
+        clash = same_file(path, kept)
+        if clash is not None:
+            what = "the baseline" if clash == args.baseline else "a file to analyze"
+            raise UsageError(f"{option} {path}: refusing to overwrite {clash}, {what}")
+        try:
+            check_writable(path)
+        except Refused as refusal:
+            raise UsageError(str(refusal)) from None
 
 
-def _open_output(path: str | None):
-    """The report's destination, opened before the analysis so that a bad -o fails fast."""
-    if path is None:
-        return sys.stdout
+def _write_output(path: str, text: str) -> None:
+    """A report, written whole or not at all (fileio.write_whole)."""
     try:
-        return open(path, "w", encoding="utf-8")
+        write_whole(path, text)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 

@@ -13,6 +13,7 @@ import os
 from pathlib import PurePath
 
 from .facts_cache import encode
+from .fileio import write_whole
 from .findings import FileError
 
 
@@ -46,7 +47,6 @@ def write(path: str, part: tuple[int, int], files: list[str], read_for: dict, re
              "results": tuple((r.path, r.message) if isinstance(r, FileError) else r for r in results),
              "errors": tuple((e.path, e.message) for e in errors)}
     try:
-        with open(path, "wb") as stream:
-            stream.write(encode(shard))
+        write_whole(path, encode(shard))
     except OSError as exc:
         raise ShardError(f"cannot write {path}: {exc.strerror or exc}") from None
