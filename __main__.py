@@ -1,6 +1,6 @@
 """`python -m mmaplint`."""
 import sys
 
-from mmaplint.analyzer.cli import main
+from mmaplint.analyzer.entry import main
 
 sys.exit(main())

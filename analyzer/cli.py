@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import traceback
 from collections import Counter
 from dataclasses import replace
 
@@ -47,7 +48,7 @@ COMMANDS = {
     "corpus": "list the runtime reproducers",
     "merge": "run the rules once on the facts of every `check --shard K/N` (a CI matrix)",
 }
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 STATISTICS_FORMATS = ("text", "json")
 
 
@@ -253,6 +254,8 @@ def _validate(args, merging: bool) -> None:
         raise UsageError("--parse-timeout must be a positive number of seconds")
     if args.parse_memory is not None and args.parse_memory < 1:
         raise UsageError("--parse-memory must be a positive number of MiB")
+    if args.select is not None and not args.select:
+        raise UsageError("--select names no rule (see `mmaplint rules`)")
     if args.plot and not args.confirm:
         raise UsageError("--plot draws what --confirm measures: add --confirm")
     if args.compile_commands and not os.path.exists(args.compile_commands):
@@ -608,6 +611,19 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("mmaplint: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_ERROR
+    except Exception as exc:   # noqa: BLE001 - a bug of mmaplint's: one line, and a code of its own
+        print(f"mmaplint: internal error ({type(exc).__name__}: {' '.join(str(exc).split())}) at "
+              f"{_where(exc)}; please report it", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _where(exc: Exception) -> str:
+    """The innermost line of mmaplint's own code the exception went through (file:line)."""
+    root = os.path.dirname(os.path.abspath(sys.modules["mmaplint"].__file__))
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [frame for frame in frames if os.path.abspath(frame.filename).startswith(root + os.sep)]
+    frame = (ours or frames)[-1]
+    return f"{os.path.relpath(frame.filename, root) if ours else frame.filename}:{frame.lineno}"

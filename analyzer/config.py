@@ -92,7 +92,13 @@ def _pyproject_table(path: Path) -> dict | None:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
-    return data.get("tool", {}).get("mmaplint")
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: `tool` must be a table ([tool.mmaplint])")
+    table = tool.get("mmaplint")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: `tool.mmaplint` must be a table ([tool.mmaplint]), not {type(table).__name__}")
+    return table
 
 
 def _setup_cfg_section(path: Path) -> dict | None:

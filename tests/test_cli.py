@@ -390,6 +390,11 @@ def test_unwritable_output_is_a_usage_error(tmp_path, capsys):
     "[tool.mmaplint]\nmax-file-size = 1.5\n",
     '[tool.mmaplint]\nper-file-ignores = {"*.c" = ["MML0O1"]}\n',
     "[tool.mmaplint]\nselect = []\n",
+    "[tool]\nmmaplint = 5\n",
+    "[tool]\nmmaplint = []\n",
+    'tool = "x"\n',
+    "[tool.mmaplint]\nparse-timeout = -1\n",
+    "[tool.mmaplint]\nparse-memory = 0.5\n",
 ])
 def test_bad_configuration_values_are_one_line(tmp_path, capsys, text):
     write(tmp_path, "pyproject.toml", text)

@@ -1,0 +1,69 @@
+"""A bug of mmaplint's is one line naming where it happened, with an exit code of its own (3,
+not 1 = findings nor 2 = usage); options that name nothing are usage errors; Ctrl-C, even while
+Python is still loading the analyzer, is one line and 130."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mmaplint.analyzer import cli
+from mmaplint_cli import MSYNC_LOOP
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    """Run from an empty directory so no configuration of this repository applies."""
+    monkeypatch.chdir(tmp_path)
+    Path("bad.c").write_text(MSYNC_LOOP)
+
+
+def test_an_internal_error_has_its_own_exit_code_and_one_line(capsys, monkeypatch):
+    def broken(*args):
+        raise KeyError("simulated\nbug")
+
+    monkeypatch.setattr(cli, "analyze_files", broken)
+    code = cli.main(["check", "bad.c"])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_INTERNAL == 3
+    assert err.startswith("mmaplint: internal error (KeyError: 'simulated\\nbug') at tests")
+    assert err.endswith("; please report it\n") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--select", ""], "--select names no rule"),
+    (["--select", " , "], "--select names no rule"),
+    (["--parse-timeout", "0"], "--parse-timeout must be a positive number of seconds"),
+    (["--parse-memory", "0"], "--parse-memory must be a positive number of MiB"),
+])
+def test_options_that_name_nothing_are_usage_errors(capsys, argv, message):
+    assert cli.main(["check", *argv, "bad.c"]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith(f"mmaplint: error: {message}") and err.count("\n") == 1
+
+
+SIGINT_WHILE_IMPORTING = """\
+import os, signal, sys
+def hook(event, args):
+    if event == "import" and args[0] == "mmaplint.analyzer.engine":
+        os.kill(os.getpid(), signal.SIGINT)
+sys.addaudithook(hook)
+"""
+
+
+def test_ctrl_c_while_importing_is_one_line(tmp_path):
+    """Ctrl-C arrives while Python loads the analyzer (a sitecustomize sends it as the engine's
+    import starts): `mmaplint: interrupted` and 130, from `python -m mmaplint` and from the
+    installed command."""
+    Path("site").mkdir()
+    Path("site/sitecustomize.py").write_text(SIGINT_WHILE_IMPORTING)
+    environment = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    script = Path(sys.executable).with_name("mmaplint")
+    for argv in [[sys.executable, "-m", "mmaplint"]] + [[str(script)]] * script.exists():
+        done = subprocess.run([*argv, "check", "bad.c"], capture_output=True, text=True, env=environment,
+                              timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        assert (done.returncode, done.stderr) == (130, "mmaplint: interrupted\n")
