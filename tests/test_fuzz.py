@@ -44,3 +44,20 @@ def test_mutants_end_in_a_report(corpus, frontend):
     for error in report["errors"]:
         assert "\n" not in error["message"]
         assert "took longer" not in error["message"] and "internal error" not in error["message"], error
+
+
+
+NOT_UTF8_CALL = b'void f(FILE *o) {\n  for (;;) { g("\xe9")(1); std::fflush(o); }\n}\n'
+
+
+@pytest.mark.parametrize("before", [b"", b"void a(int x) {\n  if (x) {\n}\n"],   # parsed whole; a piece
+                         ids=["file", "recovered piece"])
+def test_bytes_that_are_not_utf8_in_a_name_the_query_tests(tmp_path, before):
+    """C++'s query tests a call's function with #match?, which decodes its text: a string that
+    is not UTF-8 there was a SystemError, or a segmentation fault (mutants of seeds 16 and
+    2026), in the file's parse and in the recovery's parse of the pieces after an unclosed `{`."""
+    (tmp_path / "t.cpp").write_bytes(b"#include <cstdio>\n" + before + NOT_UTF8_CALL)
+    done = subprocess.run([sys.executable, "-m", "mmaplint", "check", "--no-cache", "--frontend", "tree-sitter",
+                           "--format", "json", "t.cpp"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    report = json.loads(done.stdout)
+    assert report["errors"] == [] and [f["rule"] for f in report["findings"]] == ["MML005"], done.stderr

@@ -47,15 +47,32 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
             gc.enable()
 
 
+# the characters bytes that are not UTF-8 decode to with "surrogateescape", each to one "?"
+_NOT_UTF8 = {code: "?" for code in range(0xDC80, 0xDD00)}
+
+
+def _utf8(source: bytes) -> bytes:
+    """The source with each byte that is not UTF-8 replaced by "?", one for one, for the parser
+    and the recovery's parses of pieces (every offset holds, and the facts' texts come from the
+    source as it is): the query's #match? predicates decode the text they test, and fail (a
+    SystemError, or a segmentation fault) on such bytes."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError:
+        return source.decode("utf-8", "surrogateescape").translate(_NOT_UTF8).encode("utf-8")
+    return source
+
+
 def _parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     lang = grammar(options.language)
-    tree = lang.parser.parse(source)
+    parsed = _utf8(source)
+    tree = lang.parser.parse(parsed)
     if tree is None:
         raise FrontendError(f"{path}: tree-sitter could not parse the file")
     captures = lang.captures(lang.facts, tree.root_node)
     lines = _Lines(source)
     if tree.root_node.has_error:
-        captures = recover(lang, source, tree, captures, lines.starts)
+        captures = recover(lang, parsed, tree, captures, lines.starts)
     captures, conditional = _without_disabled_code(source, captures)
     facts = _FileReader(path, source, options, lang, captures, lines, conditional)
     reason = "tree-sitter: syntax errors skipped" if tree.root_node.has_error else "tree-sitter"
