@@ -420,7 +420,7 @@ def _check_outputs(args, reports: list[tuple[str, str]], inputs: list[str]) -> N
         kept = inputs + ([args.baseline] if args.baseline and option != "--write-baseline" else [])
         clash = same_file(path, kept)
         if clash is not None:
-            what = "the baseline" if clash == args.baseline else "a file to analyze"
+            what = "a file to analyze" if clash in inputs else "the baseline"
             raise UsageError(f"{option} {path}: refusing to overwrite {clash}, {what}")
         try:
             check_writable(path)

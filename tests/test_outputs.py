@@ -19,16 +19,16 @@ def isolated(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
-@pytest.mark.parametrize("argv", [
-    ["-o", "victim.c"],
-    ["-o", "link.txt"],                 # a symlink to it
-    ["-o", "hard.txt"],                 # a hard link to it
-    ["--baseline", "victim.c", "--write-baseline"],
-    ["--baseline", "base.json", "-o", "base.json"],
-    ["--report", "sarif=victim.c"],
-    ["--shard", "1/2", "-o", "victim.c"],      # a shard's facts
+@pytest.mark.parametrize("argv, what", [
+    (["-o", "victim.c"], "victim.c, a file to analyze"),
+    (["-o", "link.txt"], "victim.c, a file to analyze"),                 # a symlink to it
+    (["-o", "hard.txt"], "victim.c, a file to analyze"),                 # a hard link to it
+    (["--baseline", "victim.c", "--write-baseline"], "victim.c, a file to analyze"),
+    (["--baseline", "base.json", "-o", "base.json"], "base.json, the baseline"),
+    (["--report", "sarif=victim.c"], "victim.c, a file to analyze"),
+    (["--shard", "1/2", "-o", "victim.c"], "victim.c, a file to analyze"),      # a shard's facts
 ])
-def test_outputs_never_overwrite_inputs(capsys, argv):
+def test_outputs_never_overwrite_inputs(capsys, argv, what):
     Path("victim.c").write_text(MSYNC_LOOP)
     Path("other.c").write_text(MSYNC_LOOP)
     Path("link.txt").symlink_to("victim.c")
@@ -39,7 +39,7 @@ def test_outputs_never_overwrite_inputs(capsys, argv):
     capsys.readouterr()
     assert cli.main(["check", "--frontend", "tree-sitter", *argv, "victim.c", "other.c"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("mmaplint: error: ") and "refusing to overwrite" in err and err.count("\n") == 1
+    assert err.startswith("mmaplint: error: ") and f"refusing to overwrite {what}\n" in err and err.count("\n") == 1
     assert Path("victim.c").read_text() == MSYNC_LOOP and Path("base.json").read_text() == recorded
 
 
