@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from mmaplint import __version__
 
-from . import baseline, fingerprints, merge, models, shard
+from . import baseline, fingerprints, interrupts, merge, models, shard
 from .baseline import BaselineError
 from .changed_lines import ALL_LINES, DiffError, changed_lines, on_changed_lines
 from .config import FRONTENDS, ConfigError, find_config
@@ -48,7 +48,7 @@ COMMANDS = {
     "corpus": "list the runtime reproducers",
     "merge": "run the rules once on the facts of every `check --shard K/N` (a CI matrix)",
 }
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3    # and 128 + N: signal N (interrupts.py)
 STATISTICS_FORMATS = ("text", "json")
 
 
@@ -609,9 +609,9 @@ def main(argv: list[str] | None = None) -> int:
             MergeError, ModelError) as exc:
         print(f"mmaplint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         print("mmaplint: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupts.exit_code(interrupt)
     except BrokenPipeError:
         return EXIT_ERROR
     except Exception as exc:   # noqa: BLE001 - a bug of mmaplint's: one line, and a code of its own

@@ -40,6 +40,7 @@ from mmaplint import __version__
 from . import facts as fact_model
 from .facts import Expr, FileFacts
 from .fileio import Refused, read_regular
+from .interrupts import held
 
 DIRECTORY = ".mmaplint_cache"
 MAGIC = b"mmaplint facts 1\n"
@@ -212,14 +213,15 @@ class FactsCache:
         try:
             self._prepare()
             os.makedirs(os.path.dirname(entry), exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), prefix=".tmp-")
-            try:
-                with os.fdopen(handle, "wb") as stream:
-                    stream.write(encode((facts, _hash(source), read)))
-                os.replace(temporary, entry)
-            except BaseException:
-                os.unlink(temporary)
-                raise
+            with held():    # an interrupt waits: no temporary file is left behind
+                handle, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), prefix=".tmp-")
+                try:
+                    with os.fdopen(handle, "wb") as stream:
+                        stream.write(encode((facts, _hash(source), read)))
+                    os.replace(temporary, entry)
+                except BaseException:
+                    os.unlink(temporary)
+                    raise
         except OSError:
             pass
 

@@ -13,6 +13,8 @@ import os
 import stat
 import tempfile
 
+from .interrupts import held
+
 _KINDS = ((stat.S_ISDIR, "is a directory"), (stat.S_ISFIFO, "is a FIFO"),
           (stat.S_ISCHR, "is a character device"), (stat.S_ISBLK, "is a block device"),
           (stat.S_ISSOCK, "is a socket"))
@@ -102,17 +104,18 @@ def write_whole(path: str, data: str | bytes) -> None:
             stream.write(data)
         return
     target = os.path.realpath(path)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.",
-                                             suffix=".tmp", dir=os.path.dirname(target))
-    try:
-        with open(descriptor, "wb") as stream:
-            stream.write(data)
-        # the mode the file had, or what a plain open() would have given it
-        os.chmod(temporary, stat.S_IMODE(status.st_mode) if status is not None else 0o666 & ~_umask())
-        os.replace(temporary, target)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    with held():        # an interrupt waits: no temporary file is left behind
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.",
+                                                 suffix=".tmp", dir=os.path.dirname(target))
+        try:
+            with open(descriptor, "wb") as stream:
+                stream.write(data)
+            # the mode the file had, or what a plain open() would have given it
+            os.chmod(temporary, stat.S_IMODE(status.st_mode) if status is not None else 0o666 & ~_umask())
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
 
 
 def _umask() -> int:

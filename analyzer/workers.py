@@ -9,7 +9,9 @@ tree-sitter or libclang.
 
 Workers die with the process that started them however it ends, SIGKILL included: the kernel
 sends them SIGKILL when it goes (PR_SET_PDEATHSIG).  They ignore SIGINT: Ctrl-C reaches the
-whole foreground process group, and the parent ends its workers itself.
+whole foreground process group, and the parent ends its workers itself; SIGTERM and SIGHUP
+end them as they would any program (the parent's handlers, inherited with the fork, are
+for the parent).
 """
 from __future__ import annotations
 
@@ -178,6 +180,8 @@ def _serve(connection: Connection, function: Callable, parent: int) -> None:
     try:
         _die_with(parent)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for sig in (signal.SIGTERM, signal.SIGHUP):     # not the parent's clean interrupt
+            signal.signal(sig, signal.SIG_DFL)
         gc.enable()     # the parent may read with collection paused (engine._uncollected)
         while True:
             args = connection.recv()

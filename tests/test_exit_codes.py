@@ -1,6 +1,7 @@
 """A bug of mmaplint's is one line naming where it happened, with an exit code of its own (3,
-not 1 = findings nor 2 = usage); options that name nothing are usage errors; Ctrl-C, even while
-Python is still loading the analyzer, is one line and 130."""
+not 1 = findings nor 2 = usage); options that name nothing are usage errors; Ctrl-C, SIGTERM
+or SIGHUP, even while Python is still loading the analyzer, is one line and 128 + the signal
+(test_interrupts.py: at the other moments of a run)."""
 from __future__ import annotations
 
 import os
@@ -46,24 +47,25 @@ def test_options_that_name_nothing_are_usage_errors(capsys, argv, message):
     assert err.startswith(f"mmaplint: error: {message}") and err.count("\n") == 1
 
 
-SIGINT_WHILE_IMPORTING = """\
+SIGNAL_WHILE_IMPORTING = """\
 import os, signal, sys
 def hook(event, args):
     if event == "import" and args[0] == "mmaplint.analyzer.engine":
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.{name})
 sys.addaudithook(hook)
 """
 
 
-def test_ctrl_c_while_importing_is_one_line(tmp_path):
-    """Ctrl-C arrives while Python loads the analyzer (a sitecustomize sends it as the engine's
-    import starts): `mmaplint: interrupted` and 130, from `python -m mmaplint` and from the
-    installed command."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_while_importing_is_one_line(tmp_path, signum):
+    """Ctrl-C, SIGTERM or SIGHUP arrives while Python loads the analyzer (a sitecustomize sends
+    it as the engine's import starts): `mmaplint: interrupted` and 128 + the signal, from
+    `python -m mmaplint` and from the installed command."""
     Path("site").mkdir()
-    Path("site/sitecustomize.py").write_text(SIGINT_WHILE_IMPORTING)
+    Path("site/sitecustomize.py").write_text(SIGNAL_WHILE_IMPORTING.format(name=signum.name))
     environment = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
     script = Path(sys.executable).with_name("mmaplint")
     for argv in [[sys.executable, "-m", "mmaplint"]] + [[str(script)]] * script.exists():
         done = subprocess.run([*argv, "check", "bad.c"], capture_output=True, text=True, env=environment,
                               timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        assert (done.returncode, done.stderr) == (130, "mmaplint: interrupted\n")
+        assert (done.returncode, done.stderr) == (128 + signum, "mmaplint: interrupted\n")

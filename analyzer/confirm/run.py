@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from ..interrupts import held
 from .errors import ConfirmError
 from .metrics import MetricsError, validate
 
@@ -25,16 +26,7 @@ LOCK_NAME = ".lock"           # held (flock) by the run that owns the directory,
 RUN_DIR = "run"               # the reproducers' working directory, emptied before every run
 UNLOCKED_GRACE_S = 60         # a directory without a lock file is being created, unless older
 SPACE_MARGIN = 64 << 20       # left free beyond what the runs need
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 POLL_S = 0.05                 # how often a run's bytes written are checked against its allowance
-
-
-class Interrupted(KeyboardInterrupt):
-    """A signal asked us to stop: clean up and exit with 128 + its number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
 
 
 class RunStopped(Exception):
@@ -49,26 +41,6 @@ class RunStopped(Exception):
 class _WriteLimit(Exception):
     def __init__(self, written: int) -> None:
         self.written = written
-
-
-@contextmanager
-def interrupts() -> Iterator[None]:
-    """SIGINT, SIGTERM and SIGHUP raise Interrupted once; later ones are ignored so that the
-    cleanup they started (ending the reproducer, removing the temp dir) runs to its end."""
-    def stop(signum, frame):
-        for sig in SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)
-        raise Interrupted(signum)
-    try:
-        previous = {sig: signal.signal(sig, stop) for sig in SIGNALS}
-    except ValueError:          # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _owned_by_a_live_run(path: Path) -> bool:
@@ -106,16 +78,6 @@ def remove_stale(directory: str) -> list[str]:
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
-    """Signals wait (pending) until the block is done: a step that must not be cut in two."""
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-
-
-@contextmanager
 def workspace(directory: str) -> Iterator[Path]:
     """A fresh, locked directory inside `directory`, removed however the block ends (a signal
     waits until it is made and locked, and until it is removed); yields the runs' working
@@ -125,7 +87,7 @@ def workspace(directory: str) -> Iterator[Path]:
     remove_stale(directory)
     path, lock = None, None
     try:
-        with _signals_held():
+        with held():
             try:
                 path = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=directory))
                 lock = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -135,7 +97,7 @@ def workspace(directory: str) -> Iterator[Path]:
                 raise ConfirmError(f"cannot create a temporary directory in {directory}: {exc.strerror}") from None
         yield path / RUN_DIR
     finally:
-        with _signals_held():
+        with held():
             if path is not None:
                 shutil.rmtree(path, ignore_errors=True)
             if lock is not None:
@@ -177,7 +139,7 @@ def execute(cmd: list[str], cwd: Path, timeout: float, max_written: float = math
     proc = None
     deadline = time.monotonic() + timeout
     try:
-        with _signals_held():       # no interrupt between the fork and `proc =`
+        with held():       # no interrupt between the fork and `proc =`
             proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     text=True, start_new_session=True)
         while True:
@@ -192,7 +154,7 @@ def execute(cmd: list[str], cwd: Path, timeout: float, max_written: float = math
                     raise _WriteLimit(written) from None
     except BaseException:
         if proc is not None:
-            with _signals_held():
+            with held():
                 _end_group(proc)
         raise
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)

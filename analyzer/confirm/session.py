@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO, TypeVar
 
+from ..interrupts import Interrupted, interrupts
 from . import build, environment, manifest, metrics, report, run, schedule, stats
 from .errors import ConfirmError
 from .manifest import Case, Entry
@@ -179,8 +180,8 @@ def _validate(options: Options) -> None:
 
 def measure_rules(requests: list[ConfirmRequest], options: Options, meter: Progress,
                   skip_unknown: bool = False) -> tuple[list[RuleResult], environment.Environment, list[str]]:
-    """Confirm each requested rule once.  Raises ConfirmError, or run.Interrupted on a signal
-    (install run.interrupts() around it), always with the temp dir gone and no run left."""
+    """Confirm each requested rule once.  Raises ConfirmError, or Interrupted on a signal
+    (install interrupts() around it), always with the temp dir gone and no run left."""
     _validate(options)
     if not requests:
         raise ConfirmError("no rule to confirm")
@@ -209,13 +210,13 @@ def guarded(meter: Progress, work: Callable[[], T]) -> tuple[T | None, int | Non
     """Run `work` with SIGINT, SIGTERM and SIGHUP as clean interrupts: (its result, None), or
     (None, exit code) once the one-line error is printed (2, or 128 + the signal)."""
     try:
-        with run.interrupts():
+        with interrupts():
             return work(), None
     except ConfirmError as exc:
         meter.clear()
         print(f"mmaplint: error: {exc}", file=sys.stderr)
         return None, EXIT_ERROR
-    except run.Interrupted as exc:
+    except Interrupted as exc:
         meter.clear()
         print("mmaplint: interrupted; its runs ended and temporary files removed", file=sys.stderr)
         return None, 128 + exc.signum
