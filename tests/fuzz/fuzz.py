@@ -12,16 +12,16 @@ process (one process per mutant spends most of its time starting Python).  A bat
   its size, and a minute;
 and its mutants are then run one by one to tell which did it.  The report's error lines count
 the files mmaplint skipped of its own accord: over the parse timeout, a frontend that crashed
-(its worker died), an internal error.  Peak memory is the largest resident size of a batch's
-process tree (wait4).  Mutants of crashes and hangs are copied to --keep.  Prints the totals
-(also when interrupted); exits 1 when there was a crash or a hang.
+(its worker died), an internal error; the last two are bugs, listed one by one.  Peak memory
+is the largest resident size of a batch's process tree (wait4).  The mutants of crashes, hangs
+and those bugs are copied to --keep.  Prints the totals (also when interrupted); exits 1 when
+there was a crash or a hang.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,6 +36,7 @@ from mutants import mutants     # this script's own directory is the first on sy
 # what the report's error lines say when mmaplint skipped a file of its own accord
 HANDLED = {"took longer than": "parse timeouts", "frontend crashed": "frontend crashes",
            "internal error": "internal errors", "needed more than": "over the memory budget"}
+BUGS = ("frontend crashes", "internal errors")     # listed one by one, and kept with --keep
 
 
 def run_batch(batch: list[tuple[str, bytes]], frontend: str, timeout: float) -> dict:
@@ -72,7 +73,8 @@ def run_batch(batch: list[tuple[str, bytes]], frontend: str, timeout: float) -> 
         if "Traceback" in text or code not in (0, 1, 2) or report is None or set(names) - analyzed - set(errors):
             result["verdict"] = "crash"
             return result
-        result["handled"] = [what for message in errors.values() for key, what in HANDLED.items() if key in message]
+        result["handled"] = [(what, path, message) for path, message in errors.items()
+                             for key, what in HANDLED.items() if key in message]
         result["verdict"] = "ok"
         return result
 
@@ -84,25 +86,36 @@ def run(batch: list[tuple[str, bytes]], frontend: str, timeout: float, keep: Pat
         results = [result]
     else:
         results = [run_batch([one], frontend, timeout) for one in batch]
-    for found in results:
-        if found["verdict"] != "ok" and len(found["names"]) == 1 and keep is not None:
-            keep.mkdir(parents=True, exist_ok=True)
-            (name, data), = [one for one in batch if one[0] == found["names"][0]]
-            (keep / f"{found['verdict']}-{frontend}-{name}").write_bytes(data)
-            (keep / f"{found['verdict']}-{frontend}-{name}.stderr").write_text(found["stderr"])
+    if keep is not None:
+        sources = dict(batch)
+        for found in results:
+            if found["verdict"] != "ok" and len(found["names"]) == 1:
+                name = found["names"][0]
+                _keep(keep, f"{found['verdict']}-{frontend}-{name}", sources[name], found["stderr"])
+            for what, name, message in found["handled"]:
+                if what in BUGS:
+                    _keep(keep, f"{what.split()[-1]}-{frontend}-{name}", sources[name], message + "\n")
     return results
+
+
+def _keep(keep: Path, name: str, data: bytes, why: str) -> None:
+    keep.mkdir(parents=True, exist_ok=True)
+    (keep / name).write_bytes(data)
+    (keep / f"{name}.txt").write_text(why)
 
 
 def totals(results: list[dict], frontends: list[str], seed: int, seconds: float) -> str:
     runs = Counter(found["frontend"] for found in results for _ in found["names"])
     bad = Counter(found["verdict"] for found in results if len(found["names"]) == 1 and found["verdict"] != "ok")
-    handled = Counter(what for found in results for what in found["handled"])
+    handled = Counter(what for found in results for what, _, _ in found["handled"])
     peak = max(results, key=lambda found: found["maxrss"], default=None)
     lines = [f"runs: {sum(runs.values())} (seed {seed}; " + ", ".join(f"{f} {runs[f]}" for f in frontends)
              + f") in {seconds:.0f} s",
              f"crashes: {bad['crash']}  hangs: {bad['hang']}",
              "files mmaplint skipped itself: "
              + (", ".join(f"{what} {n}" for what, n in sorted(handled.items())) or "none")]
+    lines += [f"  {name} ({found['frontend']}): {message}" for found in results
+              for what, name, message in found["handled"] if what in BUGS]
     if peak is not None:
         lines.append(f"peak memory: {peak['maxrss'] / 2**20:.0f} MiB (a {peak['frontend']} batch of "
                      f"{len(peak['names'])}, from {peak['names'][0]})")
