@@ -18,24 +18,38 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+
+# Children run as an installation runs: with their bytecode compiled (the first run writes
+# it), whatever this process was started with.
+ENVIRONMENT = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
+def whole_process(command: list[str], cwd: str | None = None) -> dict:
+    """One whole process: its wall time, CPU time (user + system, the children it waited for
+    included), peak resident memory (the largest of it and its reaped children), exit
+    status and the last line it printed."""
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, cwd=cwd, env=ENVIRONMENT, stdout=subprocess.PIPE, stderr=errors)
+        out = child.stdout.read().decode(errors="replace")
+        _, status, usage = os.wait4(child.pid, 0)      # reaped here, for its resource usage
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        error = errors.read().decode(errors="replace")
+    last = next((line for line in reversed(out.splitlines()) if line.strip()), "")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
+            "last": last, "status": child.returncode, "error": error}
 
 
 def one_run(python: str, tree: str, frontend: str, jobs: int | None, extra: list[str]) -> dict:
     command = [python, "-m", "mmaplint", "check", "--frontend", frontend]
     if jobs is not None:
         command += ["-j", str(jobs)]
-    command += [*extra, "."]
-    start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    out = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - start
-    last = next((line for line in reversed(out.splitlines()) if line.strip()), "")
-    # ru_maxrss of a reaped child is the largest of it and its own reaped children, in KiB
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
-            "last": last, "status": child.returncode}
+    return whole_process([*command, *extra, "."], cwd=tree)
 
 
 def main(argv: list[str] | None = None) -> int:
