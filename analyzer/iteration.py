@@ -5,10 +5,10 @@ part; the facts it reads are Program's indexes."""
 from __future__ import annotations
 
 import os
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 from pathlib import Path
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Callable
 
 from . import constants, frequency
@@ -40,6 +40,40 @@ def _owner(qualified: str) -> str | None:
     """The class of a method's qualified name (`ns::Journal::commit` -> Journal)."""
     parts = qualified.split("::")
     return parts[-2] if len(parts) > 1 else None
+
+
+def nearest(defined: list[tuple[str, Function]], path: str) -> list[tuple[str, Function]]:
+    """Of a name's definitions, those nearest a place in the tree: in its file, else in its
+    directory, else under the deepest directory holding both.  A tree holds several programs
+    (telnet's command() is not ftp's; two copies of a project are two programs), and each is
+    usually a directory."""
+    if len(defined) < 2:
+        return list(defined)
+    mine = [d for d in defined if d[0] == path]
+    if mine:
+        return mine
+    here = _directories(path)
+    best, found = -1, []
+    for definition in defined:
+        there = _directories(definition[0])
+        if there == here:
+            shared = len(here) + 1      # the same directory is nearer than any below it
+        else:
+            shared = 0
+            for a, b in zip(here, there):
+                if a != b:
+                    break
+                shared += 1
+        if shared > best:
+            best, found = shared, [definition]
+        elif shared == best:
+            found.append(definition)
+    return found
+
+
+@cache
+def _directories(path: str) -> tuple[str, ...]:
+    return tuple(os.path.dirname(path).split(os.sep))
 
 
 class Tables(frozenset):
@@ -117,15 +151,12 @@ class Iteration:
         from it (an override); and the functions bound to a struct field when the call goes
         through one: of the field's struct when the frontend knows it, by the field's name
         only when it does not (calls.typed tells which)."""
-        defined = self._functions.get(call.callee, [])
-        if call.callee in constants.LIBC_FUNCTIONS:
-            # A free function of the program named like a C library function is a shim for
-            # another platform (fio's fdatasync for Windows, dpkg's compat vsnprintf): on Linux
-            # the library's runs.
-            defined = [d for d in defined if d[1].qualified != call.callee]
         if not call.via_field and call.function is not None \
                 and call.callee in self._locals.get((call.span.path, call.function), ()):
-            defined = []    # a call through a function pointer the caller holds, not of a function so named
+            return []   # a call through a function pointer the caller holds, not of a function so named
+        if not call.via_field and call.target is None:     # most calls: one answer per name and file
+            return list(self._direct(call.callee, call.span.path))
+        defined = self._named(call.callee)
         if call.target is not None:     # the frontend knew which one (clang: C++ overloads, methods)
             owner = _owner(call.target)
             defined = [d for d in defined if d[1].qualified == call.target or (
@@ -133,43 +164,140 @@ class Iteration:
         if call.via_field and (owner := self.struct_of(call.field_of)) is not None:
             related = self.related_classes(owner)       # the object's class: its own, inherited or overridden
             defined = [d for d in defined if _owner(d[1].qualified) in related]
-        # the caller's own file, else its directory, else anywhere: a tree holds several
-        # programs (telnet's command() is not ftp's), and each is usually a directory
-        local = [d for d in defined if d[0] == call.span.path] or [
-            d for d in defined if os.path.dirname(d[0]) == os.path.dirname(call.span.path)]
-        targets = local or list(defined)
+        targets = nearest(defined, call.span.path)
         if call.via_field:
             tables = self._receiver_tables(call)
-            if tables is None:
-                bound = self._bound_to_field(call.callee, self.struct_of(call.field_of))
-            else:
-                bound = {name for table in tables for name in self._tables[table].get(call.callee, ())}
-                if tables.unknown:      # a table built at run time, field by field
-                    bound |= self._assigned_to_fields.get(call.callee, set())
-            for name in sorted(bound):    # a set: sorted, so chains do not vary with the hash seed
-                targets.extend(d for d in self._functions.get(name, []) if d not in targets)
+            known = set(targets)
+            targets.extend(d for d in self._stored_in_field(call.callee, call.field_of, tables, call.span.path)
+                           if d not in known)
         return targets
 
-    def _bound_to_field(self, field: str, struct: str | None) -> set[str]:
-        """The functions stored in a field: of this struct (and wherever the struct is not
-        known) when it is known, else of any struct."""
+    def _named(self, callee: str) -> list[tuple[str, Function]]:
+        """The program's definitions a call of this name may run."""
+        defined = self._functions.get(callee, [])
+        if callee in constants.LIBC_FUNCTIONS:
+            # A free function of the program named like a C library function is a shim for
+            # another platform (fio's fdatasync for Windows, dpkg's compat vsnprintf): on Linux
+            # the library's runs.
+            defined = [d for d in defined if d[1].qualified != callee]
+        return defined
+
+    def _direct(self, callee: str, path: str) -> list[tuple[str, Function]]:
+        """The definitions a plain call of `callee` in `path` runs (see resolve)."""
+        return self._nearest_of(callee, path, True)
+
+    def _nearest_of(self, name: str, path: str, shims_excluded: bool) -> list[tuple[str, Function]]:
+        """nearest() of the definitions of a name (without the C library shims, or all), once
+        per directory unless the file defines the name itself."""
+        if (name, path) in self._defined_at:
+            return nearest(self._named(name) if shims_excluded else self._functions.get(name, []), path)
+        key = (name, os.path.dirname(path), shims_excluded)
+        found = self._nearest_cache.get(key)
+        if found is None:
+            found = self._nearest_cache[key] = nearest(
+                self._named(name) if shims_excluded else self._functions.get(name, []), path)
+        return found
+
+    @cached_property
+    def _defined_at(self) -> set[tuple[str, str]]:
+        return {(name, path) for name, defined in self._functions.items() for path, _ in defined}
+
+    @cached_property
+    def _nearest_cache(self) -> dict[tuple[str, str, bool], list[tuple[str, Function]]]:
+        return {}
+
+    def _stored_in_field(self, field: str, field_of: str | None, tables: "Tables | None",
+                         path: str) -> list[tuple[str, Function]]:
+        """The definitions of the functions a call through a field in `path` may run: those
+        stored in the tables it reads, else in fields of its name (see resolve); the same
+        for every such call of one file."""
+        key = (field, field_of, tables, tables is not None and tables.unknown, path)
+        found = self._stored_cache.get(key)
+        if found is not None:
+            return found
+        if tables is None:
+            bound = self._bound_to_field(field, self.struct_of(field_of))
+        else:
+            bound = {entry for table in tables for entry in self._table_fields(table, path).get(field, ())}
+            if tables.unknown:      # a table built at run time, field by field
+                bound |= self._assigned_to_fields.get(field, set())
+        found, known = [], set()
+        # a set: sorted, so chains do not vary with the hash seed; each name is the function
+        # so named nearest to where it is stored (a table's own static function)
+        for name, where in sorted(self._same_program(bound, path)):
+            for definition in self._nearest_definitions(name, where):
+                if definition not in known:
+                    known.add(definition)
+                    found.append(definition)
+        self._stored_cache[key] = found
+        return found
+
+    @cached_property
+    def _stored_cache(self) -> dict[tuple, list[tuple[str, Function]]]:
+        return {}
+
+    def _same_program(self, bound: set[tuple[str, str]], path: str) -> set[tuple[str, str]]:
+        """Of the functions stored in a field (each with the file storing it), those a call
+        in `path` can reach: when some are stored in the caller's own program, those and the
+        ones stored in files joined to no other; else all.  A program is the files that
+        direct calls or a directory join (two copies of a project, or a tree's independent
+        tools, are several), so a call through a field does not run another program's
+        callbacks."""
+        programs = self._programs
+        mine = programs.get(path)
+        if mine is None or not any(programs.get(where) == mine for _, where in bound):
+            return bound
+        return {(name, where) for name, where in bound if programs.get(where, mine) == mine}
+
+    @cached_property
+    def _programs(self) -> dict[str, str]:
+        """Per file joined to another (by a direct call of the nearest definition, as resolve()
+        follows it, or by their directory), a name of the set of files so joined."""
+        parent: dict[str, str] = {}
+
+        def root(path: str) -> str:
+            while parent.setdefault(path, path) != path:
+                parent[path] = parent[parent[path]]
+                path = parent[path]
+            return path
+
+        for (path, _), calls in self._calls_in.items():
+            for call in calls:
+                if call.via_field:
+                    continue
+                for where, _ in self._nearest_definitions(call.callee, path):
+                    if where != path:
+                        parent[root(where)] = root(path)
+        directories: dict[str, str] = {}
+        for path in self.files:
+            parent[root(directories.setdefault(os.path.dirname(path), path))] = root(path)
+        roots = {path: root(path) for path in parent}
+        sizes = Counter(roots.values())
+        return {path: name for path, name in roots.items() if sizes[name] > 1}
+
+    def _nearest_definitions(self, name: str, path: str) -> list[tuple[str, Function]]:
+        return self._nearest_of(name, path, False)
+
+    def _bound_to_field(self, field: str, struct: str | None) -> set[tuple[str, str]]:
+        """The functions stored in a field, each with the file storing it: of this struct (and
+        wherever the struct is not known) when it is known, else of any struct."""
         if struct is None:
             return self._field_bindings.get(field, set())
         same = self.same_structs(struct)
-        return ({function for owner, function in self._typed_bindings.get(field, ()) if owner in same}
+        return ({(function, where) for owner, function, where in self._typed_bindings.get(field, ()) if owner in same}
                 | self._untyped_bindings.get(field, set()))
 
     @cached_property
-    def _typed_bindings(self) -> dict[str, set[tuple[str, str]]]:
-        """Per field name, (struct, function) for the functions stored in it where the struct
-        is known: initialisers of typed tables (by designator or by position) and assignments
-        clang typed."""
-        typed: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    def _typed_bindings(self) -> dict[str, set[tuple[str, str, str]]]:
+        """Per field name, (struct, function, file) for the functions stored in it where the
+        struct is known: initialisers of typed tables (by designator or by position) and
+        assignments clang typed."""
+        typed: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
         declared: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         for facts in self.files.values():
             for b in facts.field_bindings:
                 if b.struct is not None:
-                    typed[b.field].add((b.struct, b.function))
+                    typed[b.field].add((b.struct, b.function, b.span.path))
             for struct in facts.struct_fields:
                 for name in struct.names:
                     declared[name].add(struct.fields)
@@ -177,19 +305,20 @@ class Iteration:
             for entry in facts.table_entries:
                 for fields in declared.get(entry.struct, ()):
                     if entry.position < len(fields) and fields[entry.position]:
-                        typed[fields[entry.position]].add((entry.struct, entry.function))
+                        typed[fields[entry.position]].add((entry.struct, entry.function, entry.span.path))
         return typed
 
     @cached_property
-    def _untyped_bindings(self) -> dict[str, set[str]]:
-        """Per field name, the functions stored in it where no struct is known: initialisers of
-        tables whose type the frontend could not name, and assignments it did not type."""
-        untyped: dict[str, set[str]] = defaultdict(set)
+    def _untyped_bindings(self) -> dict[str, set[tuple[str, str]]]:
+        """Per field name, the functions stored in it where no struct is known, each with the
+        file storing it: initialisers of tables whose type the frontend could not name, and
+        assignments it did not type."""
+        untyped: dict[str, set[tuple[str, str]]] = defaultdict(set)
         typed_places = set()
         for facts in self.files.values():
             for b in facts.field_bindings:
                 if b.struct is None:
-                    untyped[b.field].add(b.function)
+                    untyped[b.field].add((b.function, b.span.path))
                 elif b.table is None:
                     typed_places.add(b.span)
         for key, assignments in self._assignments.items():
@@ -198,7 +327,7 @@ class Iteration:
                     value = strip(a.value)
                     if (a.op == "=" and a.span not in typed_places and value is not None
                             and value.kind == IDENTIFIER and value.op in self._functions):
-                        untyped[key[-1]].add(value.op)
+                        untyped[key[-1]].add((value.op, a.span.path))
         return untyped
 
     def struct_of(self, field_of: str | None) -> str | None:
@@ -300,16 +429,17 @@ class Iteration:
         return None
 
     @cached_property
-    def _tables(self) -> dict[str, dict[str, set[str]]]:
+    def _tables(self) -> dict[str, dict[str, set[tuple[str, str]]]]:
         """Per file-scope table (a variable initialised with a brace list), the functions its
-        fields hold: by designators, or by position and the fields its struct declares there
-        (any file's declaration of that struct name: tree-sitter reads no includes)."""
-        tables: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        fields hold, each with the file it is in: by designators, or by position and the fields
+        its struct declares there (any file's declaration of that struct name: tree-sitter reads
+        no includes)."""
+        tables: dict[str, dict[str, set[tuple[str, str]]]] = defaultdict(lambda: defaultdict(set))
         declared: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         for facts in self.files.values():
             for b in facts.field_bindings:
                 if b.table is not None:
-                    tables[b.table][b.field].add(b.function)
+                    tables[b.table][b.field].add((b.function, b.span.path))
             for struct in facts.struct_fields:
                 for name in struct.names:
                     declared[name].add(struct.fields)
@@ -317,8 +447,24 @@ class Iteration:
             for entry in facts.table_entries:
                 for fields in declared.get(entry.struct, ()):
                     if entry.position < len(fields) and fields[entry.position]:
-                        tables[entry.table][fields[entry.position]].add(entry.function)
+                        tables[entry.table][fields[entry.position]].add((entry.function, entry.span.path))
         return tables
+
+    def _table_fields(self, table: str, path: str) -> dict[str, set[tuple[str, str]]]:
+        """The fields of the table so named nearest to a place (a file-scope table is the
+        file's own, and two programs' tables of one name are two tables)."""
+        found = self._nearest_tables.get((table, path))
+        if found is None:
+            fields = self._tables[table]
+            files = {where for entries in fields.values() for _, where in entries}
+            near = {where for where, _ in nearest([(where, None) for where in sorted(files)], path)}
+            found = self._nearest_tables[(table, path)] = {
+                field: {entry for entry in entries if entry[1] in near} for field, entries in fields.items()}
+        return found
+
+    @cached_property
+    def _nearest_tables(self) -> dict[tuple[str, str], dict[str, set[tuple[str, str]]]]:
+        return {}
 
     @cached_property
     def _stored_tables(self) -> dict[str, Tables]:
@@ -355,31 +501,49 @@ class Iteration:
         if key == ("global", value.op) and value.op in self._tables:
             found.add(value.op)
             return True
-        values = [a for a in self.assignments_to(key) if a.op == "="]
-        return bool(values) and all([self._tables_in(a.value, a.span.path, a.function, depth - 1, found)
-                                     for a in values])
+        tables, complete = self._variable_tables(key, depth)
+        found |= tables
+        return complete
+
+    def _variable_tables(self, key, depth: int) -> tuple[frozenset[str], bool]:
+        """_tables_in for the values a variable is given, once per variable (a global is
+        handed on by many)."""
+        known = self._variable_tables_cache.get((key, depth))
+        if known is None:
+            found: set[str] = set()
+            values = [a for a in self.assignments_to(key) if a.op == "="]
+            complete = bool(values) and all([self._tables_in(a.value, a.span.path, a.function, depth - 1, found)
+                                             for a in values])
+            known = self._variable_tables_cache[(key, depth)] = (frozenset(found), complete)
+        return known
 
     @cached_property
-    def _field_bindings(self) -> dict[str, set[str]]:
-        """Per field name, the functions any table's initialiser or any assignment puts in it."""
-        bound: dict[str, set[str]] = defaultdict(set)
+    def _variable_tables_cache(self) -> dict[tuple, tuple[frozenset[str], bool]]:
+        return {}
+
+    @cached_property
+    def _field_bindings(self) -> dict[str, set[tuple[str, str]]]:
+        """Per field name, the functions any table's initialiser or any assignment puts in it,
+        each with the file that does."""
+        bound: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for facts in self.files.values():
             for b in facts.field_bindings:
-                bound[b.field].add(b.function)
+                bound[b.field].add((b.function, b.span.path))
         for field, functions in self._assigned_to_fields.items():
             bound[field] |= functions
         return bound
 
     @cached_property
-    def _assigned_to_fields(self) -> dict[str, set[str]]:
-        """Per field name, the functions assigned to it at run time (`m->xRead = f`)."""
-        assigned: dict[str, set[str]] = defaultdict(set)
+    def _assigned_to_fields(self) -> dict[str, set[tuple[str, str]]]:
+        """Per field name, the functions assigned to it at run time (`m->xRead = f`), each with
+        the file that does."""
+        assigned: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for key, assignments in self._assignments.items():
             if key[0] == "field":
                 for a in assignments:
                     value = strip(a.value)
                     if a.op == "=" and value is not None and value.kind == IDENTIFIER and value.op in self._functions:
-                        assigned[key[-1]].add(value.op)
+                        assigned[key[-1]].add((value.op, a.span.path))
         return assigned
 
     @cached_property

@@ -207,10 +207,19 @@ class Program(Iteration):
         return constant(expr, self._global_constant)
 
     def _global_constant(self, name: str, _depth: int = 0) -> int | None:
+        if _depth == 0 and name in self._global_constants:
+            return self._global_constants[name]
         definitions = [a for a in self.assignments_to(("global", name)) if a.op == "="]
-        if len(definitions) != 1 or _depth > 8:
-            return None
-        return constant(definitions[0].value, lambda n: self._global_constant(n, _depth + 1))
+        value = None if len(definitions) != 1 or _depth > 8 else \
+            constant(definitions[0].value, lambda n: self._global_constant(n, _depth + 1))
+        if _depth == 0:
+            self._global_constants[name] = value
+        return value
+
+    @cached_property
+    def _global_constants(self) -> dict[str, int | None]:
+        """_global_constant's answers (a name is asked about by every expression using it)."""
+        return {}
 
     # -- flags ------------------------------------------------------------------------------
 
