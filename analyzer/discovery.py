@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-import pathspec
-
 from .findings import FileError
 
 LANGUAGES = {".c": "c", ".h": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++",
@@ -118,7 +116,7 @@ class _GitIgnored:
 
     def __init__(self) -> None:
         self._tops: dict[str, str | None] = {}
-        self._read: dict[str, pathspec.GitIgnoreSpec | None] = {}
+        self._read: dict[str, "pathspec.GitIgnoreSpec | None"] = {}
 
     def __call__(self, path: str, directory: bool) -> bool:
         absolute = os.path.abspath(path)
@@ -136,7 +134,7 @@ class _GitIgnored:
                     verdict = pattern.include
         return verdict
 
-    def _chain(self, top: str, directory: str) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+    def _chain(self, top: str, directory: str) -> list[tuple[str, "pathspec.GitIgnoreSpec"]]:
         bases = [top]
         for part in Path(os.path.relpath(directory, top)).parts:
             if part != ".":
@@ -153,8 +151,9 @@ class _GitIgnored:
                 else None if parent == directory else self._work_tree(parent)
         return self._tops[directory]
 
-    def _spec(self, path: str) -> pathspec.GitIgnoreSpec | None:
+    def _spec(self, path: str) -> "pathspec.GitIgnoreSpec | None":
         if path not in self._read:
+            import pathspec     # only where there is a .gitignore to read
             try:
                 with open(path, encoding="utf-8", errors="surrogateescape") as stream:
                     self._read[path] = pathspec.GitIgnoreSpec.from_lines(stream.read().splitlines())

@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, is_dataclass, replace
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from mmaplint import __version__
@@ -61,6 +60,7 @@ def build_id() -> str:
     """What produces facts, fingerprinted: a different build never reads another's entries."""
     analyzer = Path(__file__).resolve().parent
     code = sorted(p for p in analyzer.rglob("*") if p.suffix in (".py", ".scm") and p.is_file())
+    from importlib.metadata import PackageNotFoundError, version
     versions = []
     for name in _DEPENDENCIES:
         try:

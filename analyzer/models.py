@@ -18,9 +18,9 @@ project's configuration.  `mmaplint models` lists those in force and where each 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Iterable
 
+from . import registry
 from .facts import CALL, IDENTIFIER, Expr, strip
 
 MODEL_GROUP = "mmaplint.models"
@@ -91,7 +91,7 @@ def parse(name: str, spec: object, origin: str) -> Model:
 def load(configured: dict[str, object], config_source: str | None) -> dict[str, Model]:
     """The models in force: built-in, then plugins', then the configuration's."""
     models = {name: parse(name, spec, "built-in") for name, spec in BUILTIN.items()}
-    for ep in sorted(entry_points(group=MODEL_GROUP), key=lambda e: (e.name, e.value)):
+    for ep in sorted(registry.entry_points(MODEL_GROUP), key=lambda e: (e.name, e.value)):
         origin = ep.dist.name if ep.dist is not None else ep.value
         try:
             pack = ep.load()

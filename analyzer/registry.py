@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Callable, Iterable
 
 from .facts import Span
@@ -90,6 +89,13 @@ def _origin(ep) -> str:
     return ep.dist.name if ep.dist is not None else ep.value
 
 
+def entry_points(group: str):
+    """The installed entry points of a group (importlib.metadata is imported when first asked:
+    `mmaplint --version` and the confirm commands never read it)."""
+    from importlib.metadata import entry_points as installed
+    return installed(group=group)
+
+
 def load_rules() -> dict[str, Rule]:
     """Every installed rule by id; two rules claiming one id is an error, not an override."""
     rules: dict[str, Rule] = {}
@@ -115,12 +121,27 @@ def load_rules() -> dict[str, Rule]:
 
 
 def load_formatters() -> dict[str, Callable]:
+    """Every installed output format by name; its module is imported when it first renders, so
+    that a run imports only the formats it writes."""
     formatters: dict[str, Callable] = {}
     for ep in entry_points(group=FORMAT_GROUP):
         if ep.name in formatters:
             raise PluginError(f"duplicate output format {ep.name} from {_origin(ep)}")
-        try:
-            formatters[ep.name] = ep.load()
-        except Exception as exc:
-            raise PluginError(f"cannot load format {ep.name} from {_origin(ep)}: {exc}") from None
+        formatters[ep.name] = _Format(ep)
     return formatters
+
+
+class _Format:
+    """An output format's render(report, context), loaded on its first call."""
+
+    def __init__(self, ep) -> None:
+        self.ep = ep
+        self.render: Callable | None = None
+
+    def __call__(self, report, context) -> str:
+        if self.render is None:
+            try:
+                self.render = self.ep.load()
+            except Exception as exc:
+                raise PluginError(f"cannot load format {self.ep.name} from {_origin(self.ep)}: {exc}") from None
+        return self.render(report, context)
