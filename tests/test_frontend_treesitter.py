@@ -453,3 +453,28 @@ def test_enumerators_are_file_scope_constants():
     program = Program([facts])
     values = {name: program.constant(Expr(IDENTIFIER, name, name)) for name in ("FIRST", "UNIT", "NEXT", "A")}
     assert values == {"FIRST": 0, "UNIT": 10 << 20, "NEXT": (10 << 20) + 1, "A": 4}
+
+
+def test_a_header_read_with_the_tree_its_language_test_made_has_the_facts_of_a_fresh_parse(monkeypatch):
+    """Deciding whether a header is C or C++ parses it (ts_grammar.reads_as_cpp); the frontend
+    reuses that tree rather than parsing the same bytes again.  Every fixture header, both
+    languages: the facts are those of a tree made anew (field by field, in any order)."""
+    from collections import Counter
+    from pathlib import Path
+
+    from mmaplint.analyzer.discovery import language_of
+    from mmaplint.analyzer.frontends import ts_grammar
+
+    def facts(path: Path, reuse: bool):
+        source = path.read_bytes()
+        language = language_of(str(path), source)
+        if not reuse:
+            monkeypatch.setattr(ts_grammar, "_LAST", {})
+        found = treesitter.parse(str(path), source, FrontendOptions(argument_callees=WANTED, language=language))
+        return {name: Counter(map(repr, value)) if isinstance(value, tuple) else value
+                for name, value in vars(found).items()}
+
+    headers = sorted((Path(__file__).parent / "fixtures").rglob("*.h"))
+    assert headers
+    for header in headers:
+        assert facts(header, reuse=True) == facts(header, reuse=False), header

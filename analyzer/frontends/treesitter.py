@@ -20,7 +20,7 @@ from ..facts import (BINARY, EVERY_CALL, ClassBases, IDENTIFIER, INT, OTHER, Ass
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, relevant_guards,
                          trace_off, trace_switch)
 from .ts_expr import Bindings, Converter, MacroConverter
-from .ts_grammar import Grammar, grammar
+from .ts_grammar import Grammar, grammar, parse as parse_text
 from .ts_macros import Macros
 from .ts_preproc import Group, groups
 from .ts_names import (Nest, declared_name, definition_name, function_declarator,
@@ -66,7 +66,7 @@ def _utf8(source: bytes) -> bytes:
 def _parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     lang = grammar(options.language)
     parsed = _utf8(source)
-    tree = lang.parser.parse(parsed)
+    tree = parse_text(parsed, options.language)
     if tree is None:
         raise FrontendError(f"{path}: tree-sitter could not parse the file")
     captures = lang.captures(lang.facts, tree.root_node)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import tree_sitter_c
 import tree_sitter_cpp
-from tree_sitter import Language, Node, Parser, Query, QueryCursor
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from .. import frequency
 from ..facts import FrontendError
@@ -54,6 +54,21 @@ def grammar(language: str) -> Grammar:
 def reads_as_cpp(source: bytes) -> bool:
     """Whether a header is C++: tree-sitter's C grammar finds errors in it and its C++
     grammar none."""
-    if not grammar("c").parser.parse(source).root_node.has_error:
+    if not parse(source, "c").root_node.has_error:
         return False
-    return not grammar("c++").parser.parse(source).root_node.has_error
+    return not parse(source, "c++").root_node.has_error
+
+
+# Per language, the last text parsed whole and its tree: the frontend reads a header with the
+# tree reads_as_cpp made of the very same bytes, instead of parsing it twice.
+_LAST: dict[str, tuple[bytes, Tree]] = {}
+
+
+def parse(source: bytes, language: str) -> Tree:
+    """The whole text parsed by the language's grammar (None if tree-sitter gave up)."""
+    last = _LAST.get(language)
+    if last is not None and last[0] is source:
+        return last[1]
+    tree = grammar(language).parser.parse(source)
+    _LAST[language] = (source, tree)
+    return tree
