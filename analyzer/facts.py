@@ -50,11 +50,11 @@ CALL = "call"          # op = unqualified callee name; children = arguments
 BINARY = "binary"      # op = "+", "|", "%", "<<", ...; children = (left, right)
 UNARY = "unary"        # op = "-", "~", "!", "*" (deref), "&" (address-of), "++", "--"
 SUBSCRIPT = "subscript"  # children = (base, index)
-MEMBER = "member"      # op = field name; children = (object,)
+MEMBER = "member"      # op = field name; children = (object,); field_of = its struct, when known
 CAST = "cast"          # children = (operand,); op = the type's spelling
 COND = "cond"          # children = (condition, then, else)
 STRING = "string"      # string literal
-OTHER = "other"        # anything else (lambdas, compound literals, ...); op = "sizeof" for sizeof
+OTHER = "other"        # anything else (lambdas, compound literals, ...); op = "sizeof" for sizeof, "new" for new
 
 
 # An expression's text is its source spelling, up to TEXT_LIMIT characters; a longer one keeps
@@ -92,6 +92,10 @@ class Expr:
     op: str = ""
     children: tuple["Expr", ...] = ()
     value: int | None = None
+    # MEMBER: the struct or class the field belongs to, when the frontend knows it (clang: the
+    # declaring struct; tree-sitter: the declared type of the object), so that `t->slots` of a
+    # table and `h->slots` of a heap object are two fields, not one name
+    field_of: str | None = None
 
     def walk(self) -> Iterator["Expr"]:
         yield self

@@ -28,6 +28,7 @@ _UNARY_OPS = {"-", "+", "~", "!", "*", "&", "++", "--"}
 _FOLDABLE = {"-", "+", "~", "!"}
 _NOT_ASSIGNMENT = {"==", "!=", "<=", ">="}
 _MAX_DEPTH = 120    # deeper expressions become OTHER instead of recursing (as in the tree-sitter frontend)
+_RECORDS = {kind.value for kind in (_K.STRUCT_DECL, _K.UNION_DECL, _K.CLASS_DECL, _K.CLASS_TEMPLATE)}
 
 
 def is_assignment_operator(op: str) -> bool:
@@ -105,6 +106,25 @@ def call_shape(call: Cursor) -> CallShape | None:
     return CallShape(name, False, None, arguments)
 
 
+def owner_of(member: Cursor) -> str | None:
+    """The struct or class that declares a field."""
+    if member._kind_id != _K.FIELD_DECL.value:
+        return None
+    return struct_name(native.semantic_parent(member))
+
+
+def struct_name(declaration: Cursor | None) -> str | None:
+    """A struct's name as the source spells it: its tag, or for an anonymous one the typedef
+    name it is known by (`typedef struct { ... } ops_t;`)."""
+    if declaration is None or declaration._kind_id not in _RECORDS:
+        return None
+    name = native.spelling(declaration)
+    if not name or "(" in name:     # anonymous: "struct (unnamed at x.c:3:9)" in some versions
+        name = native.type_spelling(declaration)
+    name = name.split("::")[-1].removeprefix("const ").split(" ")[-1]
+    return name if name.isidentifier() else None
+
+
 class ExprBuilder:
     """Converts expression cursors of one file; `source` is the file's bytes.  Each cursor is
     converted once, and its tree shared by every fact that reaches it (the nested `--` of
@@ -158,7 +178,7 @@ class ExprBuilder:
                 # a member named through a macro (lmdb's `#define mp_pgno mp_p.p_pgno`): spell
                 # it out, so that `np->mp_pgno` still reads as a store through np
                 text = f"{base.text}{'->' if native.is_pointer(kids[0]) else '.'}{name}"
-            return Expr(MEMBER, text, name, (base,))
+            return Expr(MEMBER, text, name, (base,), field_of=owner_of(native.referenced(cursor)))
         if kind == _K.CXX_THIS_EXPR.value:
             return Expr(IDENTIFIER, text, "this")
         if kind in _KEYWORDS:     # true, false, nullptr: names, as tree-sitter and C's macros spell them
@@ -187,6 +207,8 @@ class ExprBuilder:
             return self._folded(cursor, Expr(CAST, text, native.type_spelling(cursor), (operand,)))
         if kind == _K.CXX_UNARY_EXPR.value:     # sizeof (alignof), spelled as written or from a macro
             return Expr(OTHER, text, "sizeof")
+        if kind == _K.CXX_NEW_EXPR.value:       # an allocation (pointer provenance)
+            return Expr(OTHER, text, "new")
         if kind == _K.CALL_EXPR.value:
             shape = call_shape(cursor)
             if shape is not None:

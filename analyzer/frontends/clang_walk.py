@@ -21,7 +21,8 @@ from ..facts import (EVERY_CALL, ClassBases, IDENTIFIER, OTHER, RANGE_ELEMENT, A
 from ..frequency import (ALGORITHMS, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
                          may_bound, may_matter, trace_off)
 from . import clang_native as native
-from .clang_expr import CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through
+from .clang_expr import (CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through,
+                         owner_of, struct_name)
 
 _K = CursorKind
 _SCOPES = {kind.value for kind in (
@@ -32,7 +33,6 @@ _FUNCTIONS = {kind.value for kind in (
     _K.FUNCTION_DECL, _K.CXX_METHOD, _K.CONSTRUCTOR, _K.DESTRUCTOR, _K.CONVERSION_FUNCTION,
     _K.FUNCTION_TEMPLATE)}
 _CALLABLE = {_K.FUNCTION_DECL.value, _K.CXX_METHOD.value, _K.FUNCTION_TEMPLATE.value}
-_RECORDS = {kind.value for kind in (_K.STRUCT_DECL, _K.UNION_DECL, _K.CLASS_DECL, _K.CLASS_TEMPLATE)}
 _LOOP_KINDS = {_K.FOR_STMT.value: "for", _K.WHILE_STMT.value: "while", _K.DO_STMT.value: "do",
                _K.CXX_FOR_RANGE_STMT.value: "range-for"}
 # A branch ending in one of these leaves the loop it is in (a break, unless it leaves a switch).
@@ -126,7 +126,7 @@ class FactWalker:
         if kind in _SCOPES:
             children = native.children(cursor)
             bases = tuple(name for child in children if child._kind_id == _K.CXX_BASE_SPECIFIER.value
-                          if (name := _struct_name(native.type_declaration(child))) is not None)
+                          if (name := struct_name(native.type_declaration(child))) is not None)
             if bases and (name := native.spelling(cursor)):
                 self.classes.append(ClassBases(name, bases))
             for child in children:
@@ -255,8 +255,8 @@ class FactWalker:
         object it is called on (`db_->set()` on a CacheDB runs CacheDB's set, or an override's)."""
         member = native.referenced(shape.name_cursor)
         if member._kind_id == _K.FIELD_DECL.value:
-            return _owner_of(member)
-        return _struct_name(native.object_declaration(shape.receiver)) if shape.receiver is not None else None
+            return owner_of(member)
+        return struct_name(native.object_declaration(shape.receiver)) if shape.receiver is not None else None
 
     def _algorithm(self, name: str, callable_: Cursor) -> None:
         """A standard algorithm handed a lambda or a function: the lambda's body is a loop's
@@ -410,7 +410,7 @@ class FactWalker:
                 member = look_through(left)
                 if member._kind_id == _K.MEMBER_REF_EXPR.value:    # ops->queue = mmap_queue
                     field = native.referenced(member)
-                    self._bind(native.spelling(field), right, cursor, None, _owner_of(field))
+                    self._bind(native.spelling(field), right, cursor, None, owner_of(field))
         return native.RECURSE
 
     def _overloaded_assignment(self, cursor: Cursor) -> None:
@@ -477,11 +477,11 @@ class FactWalker:
             for item, parts in designated:
                 fields = [part for part in parts if part._kind_id == _K.MEMBER_REF.value]
                 self._bind(native.spelling(fields[-1]), parts[-1], item, table,
-                           _owner_of(native.referenced(fields[-1])))
+                           owner_of(native.referenced(fields[-1])))
         else:
             declaration = native.type_declaration(cursor)
             for field, item in zip(self._fields_of(declaration), items):
-                self._bind(field, item, item, table, _struct_name(declaration))
+                self._bind(field, item, item, table, struct_name(declaration))
         return native.RECURSE
 
     @staticmethod
@@ -502,23 +502,4 @@ class FactWalker:
             start = self._file.extent(span_from)[0]
             end = self._file.extent(value)[1]
             self.field_bindings.append(FieldBinding(field, name, self._span_of(start, end), table, struct))
-
-
-def _owner_of(member: Cursor) -> str | None:
-    """The struct or class that declares a field."""
-    if member._kind_id != _K.FIELD_DECL.value:
-        return None
-    return _struct_name(native.semantic_parent(member))
-
-
-def _struct_name(declaration: Cursor | None) -> str | None:
-    """A struct's name as the source spells it: its tag, or for an anonymous one the typedef
-    name it is known by (`typedef struct { ... } ops_t;`)."""
-    if declaration is None or declaration._kind_id not in _RECORDS:
-        return None
-    name = native.spelling(declaration)
-    if not name or "(" in name:     # anonymous: "struct (unnamed at x.c:3:9)" in some versions
-        name = native.type_spelling(declaration)
-    name = name.split("::")[-1].removeprefix("const ").split(" ")[-1]
-    return name if name.isidentifier() else None
 

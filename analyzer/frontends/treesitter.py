@@ -623,7 +623,7 @@ class _FileReader:
     def file_facts(self, reason: str) -> FileFacts:
         self._constants()
         sites = Sites.read(self.captures)
-        conv = Converter(self.source)
+        conv = Converter(self.source, self.types)
         self.emit(_Frame(sites=sites, conv=conv, loops=self._frame_loops(sites, None, conv)))
         self.loop_records.sort(key=lambda record: record.key)
         for number, record in enumerate(self.loop_records):

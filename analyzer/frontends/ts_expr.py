@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import codecs
 from bisect import bisect_left
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from tree_sitter import Node
 
 from ..facts import (BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT,
                      UNARY, Expr, shortened, spelled)
+
+if TYPE_CHECKING:
+    from .ts_types import DeclaredTypes
 
 CXX_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
 _NAMES = frozenset({"identifier", "true", "false"})   # true/false: C's macros from stdbool.h
@@ -134,11 +137,13 @@ class Converter:
     which keeps a file's facts linear in its size.  A tree is shared only where it fits under
     _MAX_DEPTH: one built at depth d serves a request at depth d or less (the calls of a
     nest, each converting its own arguments from depth 0, after the outermost), and a deeper
-    request converts the node again."""
+    request converts the node again.  `types` (the file's declared types, for the file's own
+    text) names the struct of a field's object."""
 
-    def __init__(self, source: bytes) -> None:
+    def __init__(self, source: bytes, types: DeclaredTypes | None = None) -> None:
         self.source = source
         self._built: dict[int, tuple[Expr, int]] = {}     # node id: its tree, the depth it was built at
+        self.types = types
 
     def text(self, node: Node) -> str:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
@@ -307,7 +312,8 @@ class Converter:
         obj, name = node.child_by_field_name("argument"), node.child_by_field_name("field")
         if obj is None or name is None:
             return Expr(OTHER, self.label(node))
-        return Expr(MEMBER, self.label(node), self.member_name(name), (self.expr(obj, depth),))
+        struct = self.types.of(obj, node.start_byte) if self.types is not None else None
+        return Expr(MEMBER, self.label(node), self.member_name(name), (self.expr(obj, depth),), field_of=struct)
 
     def _defined(self, node: Node, depth: int) -> Expr:
         """`defined(X)` in a preprocessor condition: the name, true when it is defined."""
@@ -394,4 +400,5 @@ _CONVERTERS: dict[str, Callable[[Converter, Node, int], Expr]] = {
     "preproc_defined": Converter._defined,
     "condition_clause": Converter._clause,
     "sizeof_expression": lambda conv, node, depth: Expr(OTHER, conv.label(node), "sizeof"),
+    "new_expression": lambda conv, node, depth: Expr(OTHER, conv.label(node), "new"),
 }
