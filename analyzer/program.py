@@ -16,8 +16,9 @@ from . import constants
 from .expressions import address_base, constant, is_store_through_pointer
 from .iteration import MAX_CALL_DEPTH, Iteration
 from .models import Model, load as load_models
+from .provenance import Provenance
 from .summaries import Summaries
-from .variation import Region, Variation
+from .variation import Anchored, Region, Variation
 from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Scoped, Span, strip)
 
@@ -350,50 +351,25 @@ class Program(Iteration):
         return made
 
     @cached_property
-    def _mapped_pointers(self) -> dict[Key, Mapping]:
-        """Every variable holding a pointer into a mapping: the one mmap's result went to, and
-        those derived from it (`uint64_t *slots = (uint64_t *)base;`, `q = p + off`)."""
-        mapped: dict[Key, Mapping] = {}
-        for m in sorted(self.mappings, key=lambda m: bool(m.call.via)):   # as written first
-            if m.pointer is not None:
-                mapped.setdefault(m.pointer, m)
-        changed = True
-        while changed:
-            changed = False
-            for key, assignments in self._assignments.items():
-                if key in mapped:
-                    continue
-                for a in assignments:
-                    if a.op != "=":
-                        continue
-                    root = self._pointer_root(a.value, a.span.path, a.function, mapped)
-                    if root is not None:
-                        mapped[key] = mapped[root]
-                        changed = True
-                        break
-        return mapped
+    def provenance(self) -> Provenance:
+        """Where the value of each pointer may come from (provenance.py)."""
+        return Provenance(self)
 
-    def _pointer_root(self, expr: Expr | None, path: str, function: str | None, mapped) -> Key | None:
-        expr = strip(expr)
-        if expr is None:
-            return None
-        key = self.key(expr, path, function)
-        if key is not None:
-            return key if key in mapped else None
-        if expr.kind == BINARY and expr.op in ("+", "-"):
-            return (self._pointer_root(expr.children[0], path, function, mapped)
-                    or self._pointer_root(expr.children[1], path, function, mapped))
-        if expr.kind == UNARY and expr.op == "&" and strip(expr.children[0]).kind == SUBSCRIPT:
-            return self._pointer_root(strip(expr.children[0]).children[0], path, function, mapped)
-        return None
+    def mappings_into(self, pointer: Expr | None, path: str, function: str | None,
+                      span: Span | None = None) -> tuple[Mapping, ...]:
+        """The mappings a pointer points into, when every known source of its value is one
+        (an mmap's result, or a pointer computed from one); none when it may point elsewhere
+        (heap, static or stack memory) or nothing is known of it."""
+        return self.provenance.mappings_into(pointer, path, function, span)
 
     def mapping_of(self, pointer: Expr | None, path: str, function: str | None) -> Mapping | None:
-        """The mapping a pointer expression points into, if it comes from one."""
-        return self._mapped_pointers.get(
-            self._pointer_root(pointer, path, function, self._mapped_pointers))
+        """The mapping a pointer expression points into, if it comes from one (the first, by
+        where it is made, when it may be one of several)."""
+        return next(iter(self.mappings_into(pointer, path, function)), None)
 
     def mapping_written_by(self, store: Store) -> Mapping | None:
-        return self.mapping_of(address_base(store.target), store.span.path, store.function)
+        return next(iter(self.mappings_into(address_base(store.target), store.span.path, store.function,
+                                            store.span)), None)
 
     @cached_property
     def stores(self) -> list[Store]:
@@ -409,6 +385,17 @@ class Program(Iteration):
                 target = Expr(UNARY, call.args[index].text, "*", (call.args[index],))
                 result.append(Store(target, call.span, call.function, call.loops, call.callee))
         return result
+
+    def stores_in(self, path: str, function: str | None) -> list[Store]:
+        """The stores a function makes in its own body."""
+        return self._stores_in.get((path, function), [])
+
+    @cached_property
+    def _stores_in(self) -> dict[tuple[str, str | None], list[Store]]:
+        found: dict[tuple[str, str | None], list[Store]] = defaultdict(list)
+        for store in self.stores:
+            found[(store.span.path, store.function)].append(store)
+        return found
 
     def held_by_caller(self, call: Call) -> bool:
         """Whether what a call of the program's function makes (an instance: a stream, a
@@ -438,13 +425,12 @@ class Program(Iteration):
     # -- how a value changes per iteration ------------------------------------------------
 
     def variation(self, expr: Expr | None, path: str, function: str | None, loops: tuple[int, ...],
-                  address: bool = False, anchors: frozenset[Key] = frozenset()) -> int:
+                  address: bool = False) -> int:
         """INVARIANT, AFFINE or SCATTERED: how `expr` moves across iterations of the whole loop
         nest it sits in.  With address=True, `expr` is an lvalue and subscripts index it
-        (p[i] walks p) instead of loading from it (idx[i] is data).  `anchors` are pointers
-        whose own change does not count (a mapping made afresh each iteration)."""
+        (p[i] walks p) instead of loading from it (idx[i] is data)."""
         outermost = self.loop(path, loops[0]).span if loops else None
-        return Variation(self, path, function, outermost, anchors).of(expr, address)
+        return Variation(self, path, function, outermost).of(expr, address)
 
     def region(self, loop: Loop) -> Region:
         """What one iteration of the loop runs: its body and the functions it calls."""
@@ -455,11 +441,13 @@ class Program(Iteration):
         return region
 
     def variation_across(self, region: Region, expr: Expr | None, path: str, function: str | None,
-                         address: bool = False, anchors: frozenset[Key] = frozenset()) -> int:
-        """The same, across the iterations of a loop that runs the function through calls: what
-        the loop and the functions it runs assign per iteration (fields and globals included),
-        and what its calls pass as parameters, decide it."""
-        return Variation(self, path, function, None, anchors, region).of(expr, address)
+                         address: bool = False, anchored: Anchored | None = None) -> int:
+        """The same, across the iterations of a loop (region: what one iteration runs, its own
+        body and the functions it calls): what the loop and those functions assign per
+        iteration (fields and globals included), what its calls pass as parameters and what
+        those functions return decide it.  `anchored` says which pointers offsets are counted
+        from (a mapping's start: mapping the file again does not scatter the offsets)."""
+        return Variation(self, path, function, None, anchored, region).of(expr, address)
 
     @cached_property
     def _regions(self) -> dict[tuple[str, int], Region]:

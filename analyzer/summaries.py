@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from .iteration import owner_of
 from .models import by_callee
@@ -52,14 +52,20 @@ class Summaries:
         return found
 
     def _propagate(self, callee: str, deep: bool) -> list[Call]:
-        """Breadth first from the calls as written, so that the first instance at a call site
-        has the shortest chain; one instance per call site and operation (a site reaching an
-        operation along two paths is one place to batch)."""
+        modelled = self._modelled(callee)
+        return modelled + self.spread((*self.program.library_calls(callee), *modelled), deep)
+
+    def spread(self, effects: Iterable[Call], deep: bool = False, carry: bool = True) -> list[Call]:
+        """The instances of these effects (calls, or other operations written as Call facts:
+        MML003's stores) at the calls of the functions making them, and of those functions'
+        callers, as far as the summary reaches (`carry`: beyond the depth limit too while the
+        effect depends on parameters or is handed back).  Breadth first, so that the first
+        instance at a call site has the shortest chain; one instance per call site and
+        operation (a site reaching an operation along two paths is one place to batch)."""
         program = self.program
-        found: list[Call] = self._modelled(callee)
+        found: list[Call] = []
         # (effect, whether its result is the value of the call it is made at, its chain's depth)
-        queue: deque[tuple[Call, bool, int]] = deque(
-            (call, True, 0) for call in (*program.library_calls(callee), *found))
+        queue: deque[tuple[Call, bool, int]] = deque((effect, True, 0) for effect in effects)
         seen: set[tuple[Span, Span]] = set()
         while queue:
             effect, value, depth = queue.popleft()
@@ -69,7 +75,7 @@ class Summaries:
             if fn is None:
                 continue
             returned = value and self._returns(home, site)
-            carried = returned or self._depends(effect, fn)
+            carried = carry and (returned or self._depends(effect, fn))
             operation = effect.operation
             on_the_way = {(c.span.path, c.function) for c in effect.via or (effect,)}
             for caller in program.callers_of(*home):
@@ -209,7 +215,7 @@ class _Binding:
             if inner is not None and inner.kind == UNARY and inner.op == "&" and inner.children:
                 return inner.children[0]     # *out with out = &p: p itself
         if expr.kind == MEMBER and not isinstance(expr, Scoped):
-            return Scoped(expr.kind, expr.text, expr.op, children, expr.value, home=self.home)
+            return Scoped(expr.kind, expr.text, expr.op, children, expr.value, expr.field_of, home=self.home)
         if children == expr.children:
             return expr
         return replace(expr, children=children)

@@ -9,7 +9,7 @@ function from a table entry, then written at by a write function)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .expressions import through_pointer
 from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, STEP_OPS, STRING, SUBSCRIPT, UNARY,
@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from .program import Key, Program
 
 INVARIANT, AFFINE, SCATTERED = 0, 1, 2
+
+# Whether a variable (an expression naming it, in a function) holds a place offsets are counted
+# from, whose own change does not scatter them (a mapping's start, mapped again).
+Anchored = Callable[[Expr, str, "str | None"], bool]
 
 # C library calls that return the file offset they set (SEEK_SET: their offset argument), by the
 # index of that argument.
@@ -46,19 +50,24 @@ class Variation:
     SCALING = {"*", "<<", "/"}   # by a loop-invariant factor, a stride
 
     def __init__(self, program: Program, path: str, function: str | None, loop: Span | None,
-                 anchors: frozenset[Key] = frozenset(), region: Region | None = None,
-                 visiting: set[Key] | None = None):
+                 anchored: Anchored | None = None, region: Region | None = None,
+                 visiting: set[Key] | None = None, known: dict | None = None):
         self.program, self.path, self.function = program, path, function
         self.loop = loop                 # the outermost loop of the nest
-        self.anchors = anchors           # pointers offsets are measured from (a fresh mapping's base)
+        self.anchored = anchored         # pointers offsets are measured from (a mapping's start)
         self.region = region             # a caller's loop, when asked across its iterations
         self.visiting: set[Key] = set() if visiting is None else visiting
+        # what is already known of variables and calls in this question: a variable reached
+        # again (a region's many uses of one field) is answered once, so that a question is
+        # linear in the code it reads (a cycle's members are all SCATTERED, whichever is met first)
+        self.known: dict = {} if known is None else known
 
     def _at(self, path: str, function: str | None) -> "Variation":
         """The same question, about an expression of another function."""
         if (path, function) == (self.path, self.function):
             return self
-        return Variation(self.program, path, function, self.loop, self.anchors, self.region, self.visiting)
+        return Variation(self.program, path, function, self.loop, self.anchored, self.region, self.visiting,
+                         self.known)
 
     def of(self, expr: Expr | None, address: bool = False) -> int:
         expr = strip(expr)
@@ -68,14 +77,17 @@ class Variation:
         if expr.kind == CALL:
             if expr.op in SEEKS and len(kids) > SEEKS[expr.op]:
                 return self.of(kids[SEEKS[expr.op]])   # the offset it moved to
-            return SCATTERED    # hash(), rand(), a lookup: data-dependent by assumption
+            returned = self._returned(expr)
+            # rand(), a library's lookup: data-dependent by assumption
+            return SCATTERED if returned is None else returned
         if expr.kind == SUBSCRIPT:
             base, index = self.of(kids[0], address), self.of(kids[1])
             if address:
                 return max(base, index)
             return SCATTERED if max(base, index) != INVARIANT else INVARIANT
         if expr.kind == UNARY:
-            inner = self.of(kids[0], address and expr.op == "*") if kids else INVARIANT
+            # &x is where x lives: &t[i] moves with i, never loads t[i]
+            inner = self.of(kids[0], expr.op == "&" or address and expr.op == "*") if kids else INVARIANT
             if expr.op == "*" and not address:
                 return SCATTERED if inner != INVARIANT else INVARIANT
             return inner
@@ -97,24 +109,56 @@ class Variation:
 
     def _variable(self, expr: Expr) -> int:
         key = self.program.key(expr, self.path, self.function)
-        if key is None or key in self.anchors:
+        if key is None or (self.anchored is not None and self.anchored(expr, self.path, self.function)):
             return INVARIANT
         if key in self.visiting:
             return SCATTERED    # a recurrence other than x = x +/- step (an LCG, a hash chain)
         # a variable of a function the loop calls (carried into it by a summary): that
         # function runs on every iteration, and so does each of its assignments
         home = expr.home if isinstance(expr, Scoped) else None
+        known = self.known.get((key, home))
+        if known is not None:
+            return known
         in_loop = [a for a in self.program.assignments_to(key)
                    if self._runs(a) or (a.span.path, a.function) == home]
         passed = self._arguments(key)
         if not in_loop and not passed:
-            return SCATTERED if self._handed_out(key) else INVARIANT
-        self.visiting.add(key)
+            answer = SCATTERED if self._handed_out(key) else INVARIANT
+        else:
+            self.visiting.add(key)
+            try:
+                answer = max([self._at(a.span.path, a.function)._update(a) for a in in_loop]
+                             + [self._at(call.span.path, call.function).of(arg) for call, arg in passed])
+            finally:
+                self.visiting.discard(key)
+        self.known[(key, home)] = answer
+        return answer
+
+    def _returned(self, call: Expr) -> int | None:
+        """Across a region, how the value of a call of the program's functions moves: as what
+        they return, when the region runs each function of that name (their parameters take
+        the arguments passed there, their variables change as they assign them): an accessor
+        handing back a field the loop never assigns is invariant, a hash of the iteration's key
+        is scattered.  None when not known."""
+        region = self.region
+        defined = self.program.defined_names.get(call.op, ()) if region is not None else ()
+        functions = [d for d in defined if d[0] == self.path] or list(defined)
+        if not functions or any((path, fn.qualified) not in region.functions for path, fn in functions):
+            return None
+        marker = ("returns", call.op, self.path)
+        if marker in self.visiting:
+            return SCATTERED    # a recursion
+        known = self.known.get(marker)
+        if known is not None:
+            return known
+        self.visiting.add(marker)
         try:
-            return max([self._at(a.span.path, a.function)._update(a) for a in in_loop]
-                       + [self._at(call.span.path, call.function).of(arg) for call, arg in passed])
+            answer = max((self._at(path, fn.qualified).of(r.value) for path, fn in functions
+                          for r in self.program.summaries.returns_in(path, fn.qualified)), default=INVARIANT)
         finally:
-            self.visiting.discard(key)
+            self.visiting.discard(marker)
+        self.known[marker] = answer
+        return answer
 
     def _handed_out(self, key: Key) -> bool:
         """Whether a local variable's address is handed to a call each iteration makes

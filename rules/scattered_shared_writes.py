@@ -5,20 +5,35 @@ Reports a store (`=`, `op=`, `++`/`--`, or the destination of
 `memset`/`memcpy`/`memmove`) through a pointer into a writable `MAP_SHARED`
 file-backed mapping, when the store runs per iteration of a loop and its offset
 is scattered: hashed, random, taken modulo, or loaded from data (`p[idx[i]]`),
-or a recurrence such as a linear congruential step. Pointers derived from the
-mapping (`uint64_t *slots = (uint64_t *)base;`, `q = base + off`) count.
-The loop may be in a caller: a write function that copies at a position kept in
-a struct field (`memcpy(h->base + h->pos, buf, len)`), reached per record from a
-loop that, through calls, first sets that position from a table or hash (a seek
-function's parameter, given `h->slot_addr[hash(key) % n]`). Across such a loop,
-what the loop and the functions it runs (followed as deep as "per iteration" is)
-assign counts, and parameters take the arguments passed there; `lseek()`'s
-result is the offset it was given.
+or a recurrence such as a linear congruential step.
+A store is into the mapping when every known source of its pointer's value is
+that mapping: an mmap's result, a pointer computed from it
+(`uint64_t *slots = (uint64_t *)base;`, `q = base + off`, `&t[h]`), or what the
+program stores in the field, parameter, return value or out-parameter it is
+read from (a struct's field is that struct's: `t->slots` of a mapped table is
+not `s->slots` of a heap one). A pointer that may also come from malloc,
+calloc, strdup, `new`, a string or a local (a cursor or list node on the heap,
+walked with `mc = mc->next`) is not, and one that nothing says anything of is
+not reported.
+One finding per loop and mapping, at its first scattered store; the other
+stores of the same iteration into the mapping are its related locations. A
+store reached through calls is reported at the call in the loop's body that
+leads to it (a bucket helper called per key), with the calls down to the store
+as related locations, and it is judged with what that call passes: a helper
+handed the mapping by one caller and a heap buffer by another is reported only
+at the first's loop. A suppression at either end silences it.
+Whether the offset scatters is asked across the loop's iterations: what the
+loop and the functions it runs (followed as deep as "per iteration" is)
+assign, the arguments it passes them (a seek function's parameter given
+`h->slot_addr[hash(key) % n]`, a position kept in a struct field and copied at
+by a write function), and what those functions return (an accessor of the
+mapping's base does not move; a hash of the iteration's key does) decide it;
+`lseek()`'s result is the offset it was given.
 Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, stores whose offset
 moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, a position
-set once at open and then advanced by each write), and, across a caller's loop,
-a mapping that the loop makes afresh each iteration (a loop over files or
-commands that maps one each time), and a store that stamps a page the
+set once at open and then advanced by each write), a mapping that the loop
+makes afresh each iteration (a loop over files or commands that maps one each
+time), and a store that stamps a page the
 iteration then writes whole: the store's function hands the page back through
 an out-parameter (`*out = np`) and the caller passes it, with the size the
 page was addressed by (`map + psize * pgno`), to `memcpy`/`memmove`/`memset`
@@ -55,8 +70,11 @@ sequential copy into the shared mapping followed by one `msync`) at checkpoints.
 If it must live in the file, batch the updates and apply them sorted by offset,
 so each dirtied page takes many stores.
 """
+from collections import defaultdict
+from pathlib import Path
+
 from mmaplint.analyzer.expressions import address_base
-from mmaplint.analyzer.facts import BINARY, EVERY_CALL, IDENTIFIER, MEMBER, SUBSCRIPT, UNARY, Expr, strip
+from mmaplint.analyzer.facts import BINARY, EVERY_CALL, IDENTIFIER, MEMBER, SUBSCRIPT, UNARY, Call, Expr, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import SCATTERED
 from mmaplint.analyzer.iteration import HotPath
@@ -73,46 +91,102 @@ HELP = ("keep hot scattered data in anonymous memory and write it back sequentia
 CALLEES = {"mmap", "memset", "memcpy", "memmove", "strcpy", "strncpy", "bcopy", EVERY_CALL}
 REPRODUCER = "corpus/scattered_shared_writes"
 BLOCK_WRITES = {"memcpy", "memmove", "memset"}     # handed a page's size, they write it whole
+STORE = "<store>"   # the callee of the Call a store is carried up its callers as (summaries.py)
 
 
 def check(program: Program):
-    for store in program.stores:
-        mapping = program.mapping_written_by(store)
-        if mapping is None or not (mapping.shared and mapping.writable and mapping.file_backed):
-            continue
-        hot = scattered_in(program, store, mapping)
-        if hot is None or _page_written_whole(program, store, hot):
-            continue
+    loops: dict[tuple, list[tuple[Call, Store, HotPath, tuple[Mapping, ...]]]] = defaultdict(list)
+    for effect, store, hot, mappings in _scattered_stores(program):
+        made = frozenset(m.call.operation.span for m in mappings)
+        loops[(hot.loop.span.path, hot.loop.id, made)].append((effect, store, hot, mappings))
+    for found in loops.values():
+        found.sort(key=lambda item: (item[0].span, item[1].span))
+        effect, store, hot, mappings = found[0]
+        mapping = mappings[0]
         size = program.constant(mapping.length)
+        others = tuple(Related(other.span, f"and here: another scattered store into the mapping on the same "
+                                           f"iteration ({other.target.text})")
+                       for _, other, _, _ in found[1:] if other.span != store.span)
         yield Hit(
-            store.span,
-            f"store to {store.target.text} lands at a scattered offset of the MAP_SHARED file "
-            f"mapping from line {mapping.call.span.line}, {hot.describe()}: each store can dirty "
-            "another page, which writeback must write in full and write-protect again",
-            related=hot.related() + (Related(mapping.call.span, "the shared file mapping"),),
+            effect.span,
+            f"{_what(store, hot)} lands at a scattered offset of the MAP_SHARED file mapping from line "
+            f"{mapping.call.span.line}, {_where(hot)}: each store can dirty another page, which "
+            "writeback must write in full and write-protect again",
+            related=_chain(hot, store) + others + (Related(mapping.call.span, "the shared file mapping"),),
             params={"size": size} if size else {},
+            operation=store.span if hot.chain else None,
         )
 
 
-def scattered_in(program: Program, store: Store, mapping: Mapping) -> HotPath | None:
-    """The loop across whose iterations the store's offset scatters: its own loop nest, or a
-    loop that runs its function through calls (the position a seek function set from a table
-    entry), unless that loop also maps the file afresh each iteration (a loop per command or
-    per file, whose every iteration opens and maps)."""
-    anchors = frozenset({mapping.pointer} - {None})   # offsets count from the mapping's base
-    where = (store.span.path, store.function, store.loops)
-    hot = program.per_iteration(*where)
-    if hot is not None and program.variation(store.target, *where, address=True, anchors=anchors) == SCATTERED:
-        return hot
-    made = mapping.call
-    for outer in program.loops_reaching(store.span.path, store.function):
-        region = program.region(outer.loop)
-        if region.runs(made.span.path, made.function, made.loops):
+def _scattered_stores(program: Program):
+    """Each store that runs per iteration of a loop at a scattered offset of a writable shared
+    file mapping, as written in the loop's body or reached through calls from it (the
+    instance at the loop's call: summaries.py), with the loop and the mappings it writes."""
+    stores: dict[int, Store] = {}
+    effects = []
+    for store in program.stores:
+        # a store that may write a mapping; whether it does is asked where each loop's call passes its values
+        mappings, _ = program.provenance.pointees(address_base(store.target), store.span.path, store.function,
+                                                  store.span)
+        if any(_writes_back(m) for m in mappings):
+            effect = Call(STORE, store.span, store.function, store.loops, args=(store.target,))
+            stores[id(effect)] = store
+            effects.append(effect)
+    for effect in (*effects, *program.summaries.spread(effects, carry=False)):
+        store = stores[id(effect.operation)]
+        hot = program.call_per_iteration(effect)
+        if hot is None:
             continue
-        if program.variation_across(region, store.target, store.span.path, store.function,
-                                    address=True, anchors=anchors) == SCATTERED:
-            return outer
-    return None
+        # where the loop's call writes: the store's pointer with the values that call passes
+        site = effect.via[0] if effect.via else effect
+        mappings = program.mappings_into(address_base(effect.args[0]), site.span.path, site.function, site.span)
+        if not mappings or not all(_writes_back(m) for m in mappings):
+            continue
+        if _scatters(program, effect, hot, mappings) and not _page_written_whole(program, store, hot):
+            yield effect, store, hot, mappings
+
+
+def _writes_back(mapping: Mapping) -> bool:
+    return mapping.shared and mapping.writable and mapping.file_backed
+
+
+def _scatters(program: Program, effect: Call, hot: HotPath, mappings: tuple[Mapping, ...]) -> bool:
+    """Whether the store's offset scatters across the loop's iterations, with the values the
+    loop's call passes down to it (the effect's target, in the terms of the loop's function):
+    what the loop and the functions it runs assign per iteration, and the arguments it
+    passes them, decide it (the position a seek function set from a table entry), unless
+    the loop also maps the file afresh each iteration (a loop per command or per file, whose
+    every iteration opens and maps: one store per mapping)."""
+    region = program.region(hot.loop)
+    if any(region.runs(m.call.span.path, m.call.function, m.call.loops) for m in mappings):
+        return False
+    site = effect.via[0] if effect.via else effect
+    return program.variation_across(region, effect.args[0], site.span.path, site.function, address=True,
+                                    anchored=program.provenance.at_start) == SCATTERED
+
+
+def _what(store: Store, hot: HotPath) -> str:
+    if not hot.chain:
+        return f"store to {store.target.text}"
+    return (f"{hot.chain[0].callee}() stores to {store.target.text} in {store.function}() "
+            f"({Path(store.span.path).name}:{store.span.line}), which")
+
+
+def _where(hot: HotPath) -> str:
+    where = f"the {hot.loop.kind} loop at line {hot.loop.span.line}"
+    if hot.chain:
+        where += f" of {hot.loop.function or 'file scope'}() (through " + \
+            " -> ".join(f"{c.callee}()" for c in hot.chain) + ")"
+    return f"on every iteration of {where}"
+
+
+def _chain(hot: HotPath, store: Store) -> tuple[Related, ...]:
+    """The loop, each call on the way from it after the loop's own, then the store."""
+    items = [Related(hot.loop.span, f"this {hot.loop.kind} loop repeats it")]
+    items += [Related(call.span, f"{call.callee}() calls on toward the store here") for call in hot.chain[1:]]
+    if hot.chain:
+        items.append(Related(store.span, f"the store to {store.target.text} is made here"))
+    return tuple(items)
 
 
 def _page_written_whole(program: Program, store: Store, hot: HotPath) -> bool:
@@ -157,8 +231,7 @@ def _fills(program: Program, call, page, sizes: set) -> bool:
         return 0 in where
     return any(store.via in BLOCK_WRITES and _root(address_base(store.target)) in
                {fn.params[i] for i in where if i < len(fn.params)}
-               for path, fn in program.resolve(call)
-               for store in program.stores if store.span.path == path and store.function == fn.qualified)
+               for path, fn in program.resolve(call) for store in program.stores_in(path, fn.qualified))
 
 
 def _size_of(expr: Expr | None) -> str | None:

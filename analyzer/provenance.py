@@ -1,0 +1,400 @@
+"""Pointer provenance: where the value a pointer holds may come from.
+
+A store lands in a file mapping only when the pointer it goes through points into one, and
+names do not say that: `t->slots` of a table kept in a mapping and `h->slots` of a heap
+object are two fields, and a cursor walked down a list (`mc = mc->next`) is heap memory
+however its fields are named.  The sources of a value are:
+
+* a mapping: the result of an mmap, as written, or as a call of a function of the program
+  that returns one makes it (the instance summaries.py gives that call, with the caller's
+  protection and flags);
+* an allocation (malloc, calloc, realloc, strdup, `new`, ...: heap memory), a string literal
+  or the address of a global (static memory), the address of a local (the stack);
+* nothing known: the result of a function the program does not define, a parameter no call
+  of the program passes.  Unknown is no source: it neither makes nor spoils a mapping.
+
+Values flow through assignments (declarations included), casts and pointer arithmetic (a
+pointer computed from another keeps its sources), `?:`, parameters (what every call of the
+program passes), returns (what a call's callee hands back), fields (what the program stores
+in that field of that struct: the frontends name a field's struct where they know it, and a
+field whose struct is not known is one per file and name) and the memory a pointer points to
+(`*out = page` in a function handed `&np`, `mc->pages[top] = mp`).  The flow is solved once
+for the whole program, by a worklist over a graph with one edge per assignment, argument and
+return value: linear in the program's size, times the few sources there are.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import cached_property
+from typing import TYPE_CHECKING, Iterable
+
+from .expressions import through_pointer
+from .facts import (BINARY, CALL, CAST, COND, IDENTIFIER, INT, MEMBER, OTHER, RANGE_ELEMENT, STRING, SUBSCRIPT,
+                    UNARY, Call, Expr, Function, Scoped, Span, strip)
+
+if TYPE_CHECKING:
+    from .program import Mapping, Program
+
+# Sources that are not a mapping.  Mapping k is two sources: its start, FIRST_MAPPING + 2k
+# (the pointer mmap returned, passed on as it is), and a place inside it, the next one (a
+# pointer computed from it: `base + off`, `&slots[h]`).
+HEAP, STATIC, STACK = 0, 1, 2
+FIRST_MAPPING = 3
+NOT_MAPPED = frozenset({HEAP, STATIC, STACK})
+
+# C library calls whose result is newly allocated heap memory, and those that hand it back
+# through an out-parameter (by the argument's index).
+ALLOCATORS = frozenset({"malloc", "calloc", "realloc", "reallocarray", "aligned_alloc", "memalign", "valloc",
+                        "pvalloc", "strdup", "strndup", "asprintf", "alloca", "new"})
+ALLOCATING_INTO = {"posix_memalign": 0, "asprintf": 0, "vasprintf": 0, "getline": 0, "getdelim": 0}
+# C library calls that return a pointer they were handed (by index): memcpy returns its
+# destination; mremap moves a mapping of the same file.
+RETURNS_ARGUMENT = {"memcpy": 0, "memmove": 0, "memset": 0, "strcpy": 0, "strncpy": 0, "strcat": 0,
+                    "strncat": 0, "stpcpy": 0, "mremap": 0}
+MMAP_CALLS = frozenset({"mmap"})
+NULL_NAMES = frozenset({"NULL", "nullptr", "false", "true"})
+
+# A place in the flow graph: a variable (Program.key), a field ("member", struct, name), or
+# ("member?", path, name) when its struct is not known, ("members", name) for the field of
+# every struct, what a place points to ("*", place), what a function returns ("return", path,
+# function).
+Node = tuple
+# What a value read from a place goes through on its way: a substitution (a call of a function
+# that returns a mapping it made, with the caller's flags: that call's instance of it), and
+# whether it moves inside the mapping (pointer arithmetic).  None: neither.
+Step = tuple[dict[int, int] | None, bool] | None
+# An atom of a value: a source, or a place with the step its value goes through.
+Atom = int | tuple[Node, Step]
+
+
+class Provenance:
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.mappings: list[Mapping] = list(program.mappings)
+        self._ids = {_identity(m.call): FIRST_MAPPING + 2 * i for i, m in enumerate(self.mappings)}
+        self._edges: dict[Node, list[tuple[Node, Step]]] = defaultdict(list)
+        self._sources: dict[Node, set[int]] = defaultdict(set)
+        self._build()
+        self._solve()
+
+    # -- what a pointer points into ----------------------------------------------------------
+
+    def sources(self, expr: Expr | None, path: str, function: str | None, span: Span | None = None) -> set[int]:
+        """Every known source of an expression's value, in a function (span: the statement it is
+        in, where it holds calls)."""
+        found: set[int] = set()
+        for atom in self._value(expr, path, function, span):
+            if isinstance(atom, int):
+                found.add(atom)
+            else:
+                found |= _substituted(self._sources.get(atom[0], ()), atom[1])
+        return found
+
+    def pointees(self, pointer: Expr | None, path: str, function: str | None,
+                 span: Span | None = None) -> tuple[tuple[Mapping, ...], bool]:
+        """The mappings a pointer may point into (or a pointer computed from them), and whether
+        it may point to other memory too (heap, static or stack)."""
+        found = self.sources(pointer, path, function, span)
+        indexes = sorted({(i - FIRST_MAPPING) // 2 for i in found - NOT_MAPPED})
+        return tuple(self.mappings[i] for i in indexes), bool(found & NOT_MAPPED)
+
+    def at_start(self, pointer: Expr | None, path: str, function: str | None) -> bool:
+        """Whether a pointer holds the start of a mapping, as mmap returned it (maybe of
+        another mapping of the file each time the file is mapped again), and nothing else
+        known: the place offsets into the mapping are counted from."""
+        found = self.sources(pointer, path, function)
+        return bool(found) and all(i >= FIRST_MAPPING and (i - FIRST_MAPPING) % 2 == 0 for i in found)
+
+    def mappings_into(self, pointer: Expr | None, path: str, function: str | None,
+                      span: Span | None = None) -> tuple[Mapping, ...]:
+        """The mappings a pointer points into when every known source of its value is one (or a
+        pointer computed from one); none when it may be heap, static or stack memory."""
+        mappings, elsewhere = self.pointees(pointer, path, function, span)
+        return () if elsewhere else mappings
+
+    # -- the graph ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        program = self.program
+        for facts in program.files.values():
+            for a in facts.assignments:
+                if a.op == "=":
+                    self._flow(self._places(a.target, a.span.path, a.function),
+                               self._value(a.value, a.span.path, a.function, a.span))
+                elif a.op == RANGE_ELEMENT:     # each element of the range in turn
+                    self._flow(self._places(a.target, a.span.path, a.function),
+                               self._pointee(self._value(a.value, a.span.path, a.function, a.span)))
+            for r in facts.returns:
+                self._flow([("return", r.span.path, r.function)], self._value(r.value, r.span.path, r.function, r.span))
+            for call in facts.calls:
+                self._arguments(call)
+
+    def _arguments(self, call: Call) -> None:
+        """A call's arguments flow into the parameters of each function it may run; a function
+        that stores through a parameter (`*out = page`) stores into what the caller handed
+        (`&np`); an allocator handing back memory through one fills it with heap memory."""
+        args = call.args or ()
+        where = (call.span.path, call.function, call.span)
+        targets = self._targets.get(id(call), ())
+        if not targets and self._library(call.callee) in ALLOCATING_INTO:
+            index = ALLOCATING_INTO[self._library(call.callee)]
+            if index < len(args) and (out := _address_of(args[index])) is not None:
+                self._flow(self._places(out, call.span.path, call.function), [HEAP])
+        for path, fn in targets:
+            for index, name in enumerate(fn.params):
+                if not name or index >= len(args):
+                    continue
+                param = ("local", path, fn.qualified, name)
+                self._flow([param], self._value(args[index], *where))
+                if (out := _address_of(args[index])) is not None:
+                    self._flow(self._places(out, call.span.path, call.function), [(("*", param), None)])
+
+    def _flow(self, places: Iterable[Node], atoms: list[Atom]) -> None:
+        for place in places:
+            for atom in atoms:
+                if isinstance(atom, int):
+                    self._sources[place].add(atom)
+                elif atom[0] != place:
+                    self._edges[atom[0]].append((place, atom[1]))
+
+    def _solve(self) -> None:
+        """Every place's sources: each place passes on what it gained, until nothing changes
+        (a place gains each source once, so each edge carries at most that many updates)."""
+        pending = list(self._sources)
+        sources, edges = self._sources, self._edges
+        while pending:
+            place = pending.pop()
+            have = sources[place]
+            for target, substitution in edges.get(place, ()):
+                new = _substituted(have, substitution) - sources[target]
+                if new:
+                    sources[target] |= new
+                    pending.append(target)
+
+    # -- places and values -------------------------------------------------------------------
+
+    def _places(self, lvalue: Expr | None, path: str, function: str | None) -> list[Node]:
+        """Where an assignment to this lvalue stores its value."""
+        lvalue = strip(lvalue)
+        if lvalue is None:
+            return []
+        if isinstance(lvalue, Scoped):
+            path, function = lvalue.home
+        if lvalue.kind == IDENTIFIER:
+            place = self._variable(lvalue, path, function)[:1]
+            return place + [("members", lvalue.op)] if place and place[0][0] == "member" else place
+        if lvalue.kind == MEMBER:
+            field = self._field(lvalue, path)
+            return [field, ("members", lvalue.op)] if field[0] == "member" else [field]
+        if lvalue.kind in (SUBSCRIPT, UNARY) and lvalue.children and (lvalue.kind == SUBSCRIPT or lvalue.op == "*"):
+            base = strip(lvalue.children[0])
+            if base is not None and base.kind in (IDENTIFIER, MEMBER):     # what the variable or field points to
+                return [("*", place) for place in self._places(base, path, function)[:1]]
+            pointer = self._value(base, path, function, None)
+            return [("*", atom[0]) for atom in pointer if not isinstance(atom, int)]
+        return []
+
+    def _value(self, expr: Expr | None, path: str, function: str | None, span: Span | None) -> list[Atom]:
+        """The atoms of an expression's value: the sources it is made of, the places it is read from."""
+        expr = strip(expr)
+        if expr is None or expr.kind == INT or expr.value is not None:
+            return []
+        if isinstance(expr, Scoped):
+            path, function = expr.home
+        kind, kids = expr.kind, expr.children
+        if kind == IDENTIFIER:
+            if expr.op in NULL_NAMES:
+                return []
+            return [(place, None) for place in self._variable(expr, path, function)]
+        if kind == MEMBER:
+            field = self._field(expr, path)
+            if field[0] == "member":    # a store of the field whose struct is not known, in this file
+                return [(field, None), (("member?", path, expr.op), None)]
+            return [(field, None), (("members", expr.op), None)]
+        if kind == STRING:
+            return [STATIC]
+        if kind == CAST:
+            return self._value(kids[0], path, function, span) if kids else []
+        if kind == COND and len(kids) == 3:
+            return self._value(kids[1], path, function, span) + self._value(kids[2], path, function, span)
+        if kind == BINARY and len(kids) == 2:
+            if expr.op in ("+", "&", "|"):      # pointer + offset, offset + pointer, an aligned pointer
+                return _moved(self._value(kids[0], path, function, span) + self._value(kids[1], path, function, span))
+            if expr.op == "-":                  # pointer - offset (a difference of pointers is a number)
+                return _moved(self._value(kids[0], path, function, span))
+            return []
+        if kind == SUBSCRIPT and kids:
+            return self._pointee(self._value(kids[0], path, function, span))
+        if kind == UNARY and kids:
+            if expr.op == "*":
+                return self._pointee(self._value(kids[0], path, function, span))
+            if expr.op == "&":
+                return self._address(kids[0], path, function, span)
+            if expr.op in ("++", "--"):
+                return self._value(kids[0], path, function, span)
+            return []
+        if kind == CALL:
+            return self._returned(expr, path, function, span)
+        if kind == OTHER:
+            return [HEAP] if expr.op == "new" else []
+        return []
+
+    def _address(self, operand: Expr, path: str, function: str | None, span: Span | None) -> list[Atom]:
+        """`&x`: the stack for a local, static memory for a global; `&p[i]`, `&p->f`: a pointer
+        computed from p; `&s.f`: the address of s."""
+        operand = strip(operand)
+        if operand is None:
+            return []
+        if isinstance(operand, Scoped):
+            path, function = operand.home
+        if operand.kind == IDENTIFIER:
+            key = self.program.key(operand, path, function)
+            return [STACK] if key is not None and key[0] == "local" else [STATIC] if key == ("global", operand.op) else []
+        if operand.kind == UNARY and operand.op == "*":
+            return self._value(operand.children[0], path, function, span)
+        if operand.kind == SUBSCRIPT:
+            return _moved(self._value(operand.children[0], path, function, span))
+        if operand.kind == MEMBER:
+            inner = operand.children[0]
+            if through_pointer(operand):
+                return _moved(self._value(inner, path, function, span))
+            return _moved(self._address(inner, path, function, span))
+        return []
+
+    @staticmethod
+    def _pointee(atoms: list[Atom]) -> list[Atom]:
+        """What the pointers of these atoms point to: what the program stores through them."""
+        return [(("*", atom[0]), None) for atom in atoms if not isinstance(atom, int)]
+
+    def _returned(self, expr: Expr, path: str, function: str | None, span: Span | None) -> list[Atom]:
+        """A call's value: what the functions it runs return (a mapping they make, as this call
+        makes it), a mapping, heap memory, a pointer it was handed, or nothing known."""
+        calls = self._calls_at(path, function, span, expr.op)
+        atoms: list[Atom] = []
+        for call in calls:
+            targets = self._targets.get(id(call), ())
+            if targets:
+                substitution = self._instances_at.get(call.span)
+                step = (substitution, False) if substitution else None
+                atoms.extend((("return", where, fn.qualified), step) for where, fn in targets)
+                continue
+            atoms.extend(self._library_value(call.callee, call.args or expr.children, path, function, span,
+                                             call.span))
+        if not calls:
+            defined = self.program.defined_names.get(expr.op, ())
+            local = [d for d in defined if d[0] == path] or list(defined)
+            atoms.extend((("return", where, fn.qualified), None) for where, fn in local)
+            if not local:
+                atoms.extend(self._library_value(expr.op, expr.children, path, function, span, None))
+        return atoms
+
+    def _library_value(self, callee: str, args: tuple[Expr, ...], path: str, function: str | None,
+                       span: Span | None, at: Span | None) -> list[Atom]:
+        callee = self._library(callee)
+        if callee in MMAP_CALLS:
+            made = self._ids.get((at,)) if at is not None else None
+            return [made] if made is not None else []
+        if callee in ALLOCATORS:
+            return [HEAP]
+        index = RETURNS_ARGUMENT.get(callee)
+        if index is not None and index < len(args):
+            return self._value(args[index], path, function, span)
+        return []
+
+    def _library(self, callee: str) -> str:
+        """The C library function a call of a function the program does not define stands for
+        (by its model: mmap64 is mmap, a configured xmalloc is malloc)."""
+        model = self.program.models.get(callee)
+        return model.callee if model is not None and callee not in self.program.defined_names else callee
+
+    def _calls_at(self, path: str, function: str | None, span: Span | None, callee: str) -> list[Call]:
+        """The calls of this name in a statement."""
+        if span is None:
+            return []
+        return [call for line in range(span.line, span.end_line + 1)
+                for call in self._calls_on_line.get((path, line), ())
+                if call.callee == callee and call.function == function and span.contains(call.span)]
+
+    @cached_property
+    def _targets(self) -> dict[int, list[tuple[str, Function]]]:
+        """The functions each call of the program may run, by the call's identity (the call
+        graph's own resolution, read once)."""
+        found: dict[int, list[tuple[str, Function]]] = defaultdict(list)
+        for defined in self.program.defined_names.values():
+            for path, fn in defined:
+                for call in self.program.callers_of(path, fn.qualified):
+                    found[id(call)].append((path, fn))
+        return found
+
+    @cached_property
+    def _calls_on_line(self) -> dict[tuple[str, int], list[Call]]:
+        found: dict[tuple[str, int], list[Call]] = defaultdict(list)
+        for facts in self.program.files.values():
+            for call in facts.calls:
+                found[(call.span.path, call.span.line)].append(call)
+        return found
+
+    @cached_property
+    def _instances_at(self) -> dict[Span, dict[int, int]]:
+        """Per call of a function of the program that hands back a mapping it makes (maybe
+        through further calls), that mapping as the function makes it there -> as this call
+        makes it (with the caller's protection and flags)."""
+        found: dict[Span, dict[int, int]] = defaultdict(dict)
+        for mapping in self.mappings:
+            chain = _identity(mapping.call)
+            inner = self._ids.get(chain[1:])
+            if len(chain) > 1 and inner is not None:
+                found[chain[0]][inner] = self._ids[chain]            # its start
+                found[chain[0]][inner + 1] = self._ids[chain] + 1    # a place inside it
+        return found
+
+    def _variable(self, name: Expr, path: str, function: str | None) -> list[Node]:
+        """A name's places: the variable; in a method, a name that is no local is a field of
+        the object (and may be a global)."""
+        key = self.program.key(name, path, function)
+        if key is not None and key[0] == "field" and function is not None and "::" in function:
+            owner = function.split("::")[-2]
+            return [("member", self._struct(owner), name.op), ("global", name.op)]
+        return [key] if key is not None else []
+
+    def _field(self, member: Expr, path: str) -> Node:
+        if member.field_of is not None:
+            return ("member", self._struct(member.field_of), member.op)
+        return ("member?", path, member.op)
+
+    def _struct(self, name: str) -> str:
+        """One name for a struct's tag and the typedef names it is declared with."""
+        return min(self.program.same_structs(name))
+
+
+def _identity(call: Call) -> tuple[Span, ...]:
+    """A mapping call's identity: the calls it is made through, down to the mmap as written."""
+    return tuple(c.span for c in call.via) if call.via else (call.span,)
+
+
+def _substituted(sources: Iterable[int], step: Step) -> set[int]:
+    if step is None:
+        return set(sources)
+    substitution, moved = step
+    if substitution:
+        sources = (substitution.get(s, s) for s in sources)
+    return {_inside(s) for s in sources} if moved else set(sources)
+
+
+def _inside(source: int) -> int:
+    """A place inside the mapping a source is the start of (other sources stay as they are)."""
+    return source + 1 if source >= FIRST_MAPPING and (source - FIRST_MAPPING) % 2 == 0 else source
+
+
+def _moved(atoms: list[Atom]) -> list[Atom]:
+    """The atoms of a pointer computed from these: a mapping's start becomes a place inside it."""
+    return [_inside(atom) if isinstance(atom, int) else (atom[0], (atom[1][0] if atom[1] else None, True))
+            for atom in atoms]
+
+
+def _address_of(arg: Expr | None) -> Expr | None:
+    """The lvalue of `&x`."""
+    arg = strip(arg)
+    if arg is not None and arg.kind == UNARY and arg.op == "&" and arg.children:
+        return arg.children[0]
+    return None
