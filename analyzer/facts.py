@@ -288,6 +288,11 @@ class FileFacts:
     struct_fields: tuple[StructFields, ...] = ()
     classes: tuple[ClassBases, ...] = ()
     guards: tuple[Guard, ...] = ()
+    # Code that runs on some paths through its function only: the then- and else-branches of
+    # an `if`, each case of a `switch` (from its label to the next), the arms of `?:`, the
+    # right side of `&&` and `||` (loops are the loops): an assignment there does not replace,
+    # on every path, what the variable held before it (provenance.py)
+    branches: tuple[Span, ...] = ()
     comments: tuple[tuple[int, str], ...] = ()   # (line, comment text) for every comment line
     lines: int = 0
     includes: tuple[str, ...] = ()   # the other files read to make these facts (clang: headers)

@@ -24,13 +24,14 @@ return value: linear in the program's size, times the few sources there are.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterable
 
 from .expressions import through_pointer
 from .facts import (BINARY, CALL, CAST, COND, IDENTIFIER, INT, MEMBER, OTHER, RANGE_ELEMENT, STRING, SUBSCRIPT,
-                    UNARY, Call, Expr, Function, Scoped, Span, strip)
+                    UNARY, Assignment, Call, Expr, Function, Loop, Scoped, Span, strip)
 
 if TYPE_CHECKING:
     from .program import Mapping, Program
@@ -52,6 +53,11 @@ ALLOCATING_INTO = {"posix_memalign": 0, "asprintf": 0, "vasprintf": 0, "getline"
 RETURNS_ARGUMENT = {"memcpy": 0, "memmove": 0, "memset": 0, "strcpy": 0, "strncpy": 0, "strcat": 0,
                     "strncat": 0, "stpcpy": 0, "mremap": 0}
 MMAP_CALLS = frozenset({"mmap"})
+# A C++ container's methods (the library's: no definition in the program) that put their
+# arguments into it, and those that hand back one of its elements.
+CONTAINER_INSERTS = frozenset({"push_back", "emplace_back", "push_front", "emplace_front", "insert", "push",
+                               "emplace"})
+CONTAINER_ELEMENTS = frozenset({"back", "front", "at", "top"})
 NULL_NAMES = frozenset({"NULL", "nullptr", "false", "true"})
 
 # A place in the flow graph: a variable (Program.key), a field ("member", struct, name), or
@@ -116,14 +122,20 @@ class Provenance:
 
     def _build(self) -> None:
         program = self.program
+        self._definitions = Definitions(program)
         for facts in program.files.values():
             for a in facts.assignments:
-                if a.op == "=":
-                    self._flow(self._places(a.target, a.span.path, a.function),
-                               self._value(a.value, a.span.path, a.function, a.span))
-                elif a.op == RANGE_ELEMENT:     # each element of the range in turn
-                    self._flow(self._places(a.target, a.span.path, a.function),
-                               self._pointee(self._value(a.value, a.span.path, a.function, a.span)))
+                if a.op not in ("=", RANGE_ELEMENT):
+                    continue
+                value = self._value(a.value, a.span.path, a.function, a.span)
+                if a.op == RANGE_ELEMENT:       # each element of the range in turn
+                    value = self._pointee(value)
+                if self._definitions.tracks(a):
+                    # what this assignment gives its local; the variable as a whole holds it too
+                    self._flow([("=", id(a))], value)
+                    self._edges[("=", id(a))].append((self.program.key(a.target, a.span.path, a.function), None))
+                else:
+                    self._flow(self._places(a.target, a.span.path, a.function), value)
             for r in facts.returns:
                 self._flow([("return", r.span.path, r.function)], self._value(r.value, r.span.path, r.function, r.span))
             for call in facts.calls:
@@ -136,6 +148,9 @@ class Provenance:
         args = call.args or ()
         where = (call.span.path, call.function, call.span)
         targets = self._targets.get(id(call), ())
+        if not targets and call.receiver is not None and call.callee in CONTAINER_INSERTS:
+            self._flow([("*", place) for place in self._places(call.receiver, call.span.path, call.function)],
+                       [atom for arg in args for atom in self._value(arg, *where)])
         if not targets and self._library(call.callee) in ALLOCATING_INTO:
             index = ALLOCATING_INTO[self._library(call.callee)]
             if index < len(args) and (out := _address_of(args[index])) is not None:
@@ -145,7 +160,9 @@ class Provenance:
                 if not name or index >= len(args):
                     continue
                 param = ("local", path, fn.qualified, name)
-                self._flow([param], self._value(args[index], *where))
+                if ("entry", param) not in self._edges:     # what it comes in with, it holds
+                    self._edges[("entry", param)].append((param, None))
+                self._flow([("entry", param)], self._value(args[index], *where))
                 if (out := _address_of(args[index])) is not None:
                     self._flow(self._places(out, call.span.path, call.function), [(("*", param), None)])
 
@@ -205,7 +222,7 @@ class Provenance:
         if kind == IDENTIFIER:
             if expr.op in NULL_NAMES:
                 return []
-            return [(place, None) for place in self._variable(expr, path, function)]
+            return [(place, None) for place in self._variable(expr, path, function, span)]
         if kind == MEMBER:
             field = self._field(expr, path)
             if field[0] == "member":    # a store of the field whose struct is not known, in this file
@@ -278,6 +295,9 @@ class Provenance:
                 step = (substitution, False) if substitution else None
                 atoms.extend((("return", where, fn.qualified), step) for where, fn in targets)
                 continue
+            if call.receiver is not None and call.callee in CONTAINER_ELEMENTS:
+                atoms.extend(self._pointee(self._value(call.receiver, path, function, span)))
+                continue
             atoms.extend(self._library_value(call.callee, call.args or expr.children, path, function, span,
                                              call.span))
         if not calls:
@@ -348,13 +368,18 @@ class Provenance:
                 found[chain[0]][inner + 1] = self._ids[chain] + 1    # a place inside it
         return found
 
-    def _variable(self, name: Expr, path: str, function: str | None) -> list[Node]:
-        """A name's places: the variable; in a method, a name that is no local is a field of
-        the object (and may be a global)."""
+    def _variable(self, name: Expr, path: str, function: str | None, span: Span | None = None) -> list[Node]:
+        """A name's places: the variable (read in a statement, span: the assignments of it that
+        may reach there); in a method, a name that is no local is a field of the object (and
+        may be a global)."""
         key = self.program.key(name, path, function)
         if key is not None and key[0] == "field" and function is not None and "::" in function:
             owner = function.split("::")[-2]
             return [("member", self._struct(owner), name.op), ("global", name.op)]
+        if key is not None and key[0] == "local" and span is not None and not isinstance(name, Scoped):
+            reaching = self._definitions.reaching(key, span)
+            if reaching is not None:
+                return [("=", id(a)) if a is not None else ("entry", key) for a in reaching]
         return [key] if key is not None else []
 
     def _field(self, member: Expr, path: str) -> Node:
@@ -398,3 +423,113 @@ def _address_of(arg: Expr | None) -> Expr | None:
     if arg is not None and arg.kind == UNARY and arg.op == "&" and arg.children:
         return arg.children[0]
     return None
+
+
+class Definitions:
+    """Which assignments of a local variable may reach a statement: those before it, back to
+    one made on every path to it (outside any branch or loop that does not hold the
+    statement too), or, if none is, the value it came in with (a parameter's argument); and
+    those a loop around the statement makes later (its next iteration sees them).  qdbm's
+    dpopen reads a scratch buffer into `map` (malloc, free), then maps the file into it: what
+    it stores in the handle afterwards is the mapping.  A variable whose address is taken
+    (`&x` handed to a function that writes it) is taken whole, every assignment at once."""
+
+    SCAN = 64     # assignments looked at per statement; past it, the variable is taken whole
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self._defs: dict[tuple, list[Assignment]] = defaultdict(list)
+        self._region: dict[int, Span | None] = {}
+        self._for: set[int] = set()       # assignments in a for loop (its increment runs after the body)
+        self._loops: dict[tuple[str, str | None], list[Loop]] = defaultdict(list)
+        self._tracked: set[int] = set()
+        self._starts: dict[tuple, list[tuple[int, int]]] = {}
+        addressed: set[tuple] = set()     # (path, function, name) of each local whose address is taken
+        for facts in program.files.values():
+            for loop in facts.loops:
+                self._loops[(facts.path, loop.function)].append(loop)
+            exprs = [(a.function, e) for a in facts.assignments for e in (a.target, a.value) if e is not None]
+            exprs += [(r.function, r.value) for r in facts.returns]
+            exprs += [(call.function, arg) for call in facts.calls for arg in call.args or ()]
+            for function, expr in exprs:
+                for node in expr.walk():
+                    if node.kind == UNARY and node.op == "&" and node.children \
+                            and (name := strip(node.children[0])) is not None and name.kind == IDENTIFIER:
+                        addressed.add((facts.path, function, name.op))
+            kinds = {loop.id: loop.kind for loop in facts.loops}
+            regions = sorted([*facts.branches, *(loop.span for loop in facts.loops)],
+                             key=lambda r: (r.line, r.column, -r.end_line, -r.end_column))
+            defs = sorted((a for a in facts.assignments if a.op in ("=", RANGE_ELEMENT) and a.function is not None),
+                          key=lambda a: a.span)
+            for a, region in zip(defs, _innermost(regions, [a.span for a in defs])):
+                self._region[id(a)] = region
+                if any(kinds.get(loop) == "for" for loop in a.loops):
+                    self._for.add(id(a))
+        for facts in program.files.values():
+            for a in facts.assignments:
+                if a.op in ("=", RANGE_ELEMENT) and id(a) in self._region:
+                    target = strip(a.target)
+                    key = program.key(target, a.span.path, a.function)
+                    if (target.kind == IDENTIFIER and key is not None and key[0] == "local"
+                            and (a.span.path, a.function, target.op) not in addressed):
+                        self._defs[key].append(a)
+                        self._tracked.add(id(a))
+        for key, defs in self._defs.items():
+            defs.sort(key=lambda a: a.span)
+            self._starts[key] = [(a.span.line, a.span.column) for a in defs]
+
+    def tracks(self, assignment: Assignment) -> bool:
+        """Whether an assignment is one of a local's this answers for."""
+        return id(assignment) in self._tracked
+
+    def reaching(self, key: tuple, use: Span) -> list[Assignment | None] | None:
+        """The assignments of the local that may reach the statement (None in the list: the
+        value it came in with); None when the variable is taken whole."""
+        defs = self._defs.get(key)
+        if defs is None:
+            return None
+        start = (use.line, use.column)
+        first_after = bisect_left(self._starts[key], start)
+        found: list[Assignment | None] = []
+        covered = False
+        for a in reversed(defs[max(0, first_after - self.SCAN):first_after]):
+            if (a.span.end_line, a.span.end_column) >= start:
+                continue        # holds the statement: the statement's own assignment
+            found.append(a)
+            region = self._region.get(id(a))
+            if (region is None or region.contains(use)) and id(a) not in self._for:
+                covered = True
+                break
+        else:
+            if first_after > self.SCAN:
+                return None
+        if not covered:
+            found.append(None)
+        around = [loop for loop in self._loops.get((key[1], key[2]), ()) if loop.span.contains(use)]
+        if around:
+            ids = {loop.id for loop in around}
+            end = max((loop.span.end_line, loop.span.end_column) for loop in around)
+            later = [a for a in defs[first_after:first_after + self.SCAN]
+                     if (a.span.line, a.span.column) <= end and ids & set(a.loops)]
+            if len(defs) - first_after > self.SCAN and len(later) == self.SCAN:
+                return None
+            found += later
+        return found
+
+
+def _innermost(regions: list[Span], spans: list[Span]) -> list[Span | None]:
+    """For each span (sorted), the smallest region holding it (regions sorted by start, the
+    larger first where two start together; regions nest)."""
+    found: list[Span | None] = []
+    open_: list[Span] = []
+    i = 0
+    for span in spans:
+        while i < len(regions) and (regions[i].line, regions[i].column) <= (span.line, span.column):
+            while open_ and not open_[-1].contains(regions[i]):
+                open_.pop()
+            open_.append(regions[i])
+            i += 1
+        while open_ and not open_[-1].contains(span):
+            open_.pop()
+        found.append(open_[-1] if open_ else None)
+    return found

@@ -103,13 +103,19 @@ class Variation:
         if expr.kind == MEMBER and address:
             # s.f walks with s; p->f walks with the pointer value p
             return self.of(kids[0]) if through_pointer(expr) else self.of(kids[0], address=True)
-        if expr.kind in (IDENTIFIER, MEMBER):
+        if expr.kind == MEMBER and kids:
+            if self._anchored(expr):
+                return INVARIANT
+            # a field read where its object moves is data (each message's msg.off, p->next)
+            place = self.of(kids[0]) if through_pointer(expr) else self.of(kids[0], address=True)
+            return SCATTERED if place != INVARIANT else self._variable(expr)
+        if expr.kind == IDENTIFIER:
             return self._variable(expr)
         return max((self.of(k) for k in kids), default=INVARIANT)
 
     def _variable(self, expr: Expr) -> int:
         key = self.program.key(expr, self.path, self.function)
-        if key is None or (self.anchored is not None and self.anchored(expr, self.path, self.function)):
+        if key is None or self._anchored(expr):
             return INVARIANT
         if key in self.visiting:
             return SCATTERED    # a recurrence other than x = x +/- step (an LCG, a hash chain)
@@ -133,6 +139,9 @@ class Variation:
                 self.visiting.discard(key)
         self.known[(key, home)] = answer
         return answer
+
+    def _anchored(self, expr: Expr) -> bool:
+        return self.anchored is not None and self.anchored(expr, self.path, self.function)
 
     def _returned(self, call: Expr) -> int | None:
         """Across a region, how the value of a call of the program's functions moves: as what

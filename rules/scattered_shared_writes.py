@@ -121,7 +121,10 @@ def check(program: Program):
 def _scattered_stores(program: Program):
     """Each store that runs per iteration of a loop at a scattered offset of a writable shared
     file mapping, as written in the loop's body or reached through calls from it (the
-    instance at the loop's call: summaries.py), with the loop and the mappings it writes."""
+    instance at the loop's call: summaries.py), with the loop and the mappings it writes.  A
+    store in a loop of its own function belongs to that loop (a helper copying a record in
+    chunks), whichever loop's iterations scatter it (the callers' loops that seek it to the
+    record's place): its finding is at the store."""
     stores: dict[int, Store] = {}
     effects = []
     for store in program.stores:
@@ -132,9 +135,20 @@ def _scattered_stores(program: Program):
             effect = Call(STORE, store.span, store.function, store.loops, args=(store.target,))
             stores[id(effect)] = store
             effects.append(effect)
+    own: dict[int, HotPath] = {}
+    for effect in effects:
+        if (hot := program.call_per_iteration(effect)) is not None:
+            own[id(effect)] = hot
+    reported: set[int] = set()
     for effect in (*effects, *program.summaries.spread(effects, carry=False)):
-        store = stores[id(effect.operation)]
-        hot = program.call_per_iteration(effect)
+        operation = effect.operation
+        store = stores[id(operation)]
+        mine = own.get(id(operation))
+        if mine is not None and id(operation) in reported:
+            continue
+        # a store in its own loop is also asked across the loops of the calls that reach it
+        hot = program.call_per_iteration(effect, skip=lambda call, loop_id: call is operation and effect.via
+                                         and mine is not None)
         if hot is None:
             continue
         # where the loop's call writes: the store's pointer with the values that call passes
@@ -143,7 +157,11 @@ def _scattered_stores(program: Program):
         if not mappings or not all(_writes_back(m) for m in mappings):
             continue
         if _scatters(program, effect, hot, mappings) and not _page_written_whole(program, store, hot):
-            yield effect, store, hot, mappings
+            if mine is not None:
+                reported.add(id(operation))
+                yield operation, store, mine, mappings
+            else:
+                yield effect, store, hot, mappings
 
 
 def _writes_back(mapping: Mapping) -> bool:

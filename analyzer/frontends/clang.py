@@ -98,6 +98,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         field_bindings=tuple(walker.field_bindings),
         classes=tuple(walker.classes),
         guards=relevant_guards(walker.guards, walker.calls, walker.assignments),
+        branches=tuple(walker.branches),
         comments=tuple(_comments(tu, path, source)),
         lines=_line_count(source),
         includes=tuple(sorted({inclusion.include.name for inclusion in tu.get_includes()})),

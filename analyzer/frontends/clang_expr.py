@@ -210,6 +210,9 @@ class ExprBuilder:
         if kind == _K.CXX_NEW_EXPR.value:       # an allocation (pointer provenance)
             return Expr(OTHER, text, "new")
         if kind == _K.CALL_EXPR.value:
+            kids = native.children(cursor)
+            if len(kids) == 3 and native.spelling(cursor) == "operator[]":    # v[i] on a class: (v, operator[], i)
+                return Expr(SUBSCRIPT, text, "", (self.build(kids[0]), self.build(kids[2])))
             shape = call_shape(cursor)
             if shape is not None:
                 return Expr(CALL, text, shape.callee, tuple(self.build(arg, depth) for arg in shape.arguments))

@@ -35,6 +35,7 @@ _FUNCTIONS = {kind.value for kind in (
 _CALLABLE = {_K.FUNCTION_DECL.value, _K.CXX_METHOD.value, _K.FUNCTION_TEMPLATE.value}
 _LOOP_KINDS = {_K.FOR_STMT.value: "for", _K.WHILE_STMT.value: "while", _K.DO_STMT.value: "do",
                _K.CXX_FOR_RANGE_STMT.value: "range-for"}
+_CASE_LABELS = {_K.CASE_STMT.value, _K.DEFAULT_STMT.value}
 # A branch ending in one of these leaves the loop it is in (a break, unless it leaves a switch).
 _LEAVING = {_K.RETURN_STMT.value, _K.GOTO_STMT.value}
 _BREAK = 0   # CXChildVisit_Break: stop after a handler failed
@@ -84,6 +85,7 @@ class FactWalker:
         self._table: str | None = None     # the file-scope variable being initialised
         self._table_lists: set[int] = set()  # the lists of its elements, when it is an array of tables
         self.guards: list[Guard] = []
+        self.branches: list[Span] = []       # FileFacts.branches
         self._function: str | None = None
         self._locals: set[str] = set()
         self._params: list[str] = []
@@ -105,6 +107,7 @@ class FactWalker:
             _K.INIT_LIST_EXPR.value: self._init_list,
             _K.IF_STMT.value: self._if,
             _K.SWITCH_STMT.value: self._switch,
+            _K.CONDITIONAL_OPERATOR.value: self._conditional,
             **{kind: self._loop for kind in _LOOP_KINDS},
         }
 
@@ -344,6 +347,15 @@ class FactWalker:
     def _switch(self, cursor: Cursor, _parent: Cursor) -> int:
         start, end = self._file.extent(cursor)
         self._switches.append((start[2], end[2]))
+        body = native.children(cursor)[-1:]
+        if body and body[0]._kind_id == _K.COMPOUND_STMT.value:
+            # each case runs from its label to the next one's (its label's statement holds only
+            # the first statement after it)
+            statements = native.children(body[0])
+            labels = [i for i, statement in enumerate(statements) if statement._kind_id in _CASE_LABELS]
+            for first, after in zip(labels, labels[1:] + [len(statements)]):
+                self.branches.append(self._span_of(self._file.extent(statements[first])[0],
+                                                   self._file.extent(statements[after - 1])[1]))
         return native.RECURSE
 
     def _for_clauses(self, loop: Cursor, start: native.Position) -> tuple[int, int]:
@@ -371,6 +383,13 @@ class FactWalker:
         kids = [kid for kid in native.children(cursor) if kid._kind_id != _K.DECL_STMT.value]
         if len(kids) >= 2:
             self._ifs.append((cursor, kids[0], kids[1]))
+        self.branches.extend(self._span(branch) for branch in kids[1:3])     # then, else
+        return native.RECURSE
+
+    def _conditional(self, cursor: Cursor, _parent: Cursor) -> int:
+        """The arms of `?:` run on some paths only (GNU `a ?: b`: its last)."""
+        kids = native.children(cursor)
+        self.branches.extend(self._span(arm) for arm in kids[1:])
         return native.RECURSE
 
     def _guards_of_ifs(self, calls: list[Call]) -> None:
@@ -401,7 +420,9 @@ class FactWalker:
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:
         op = native.binary_operator(cursor)
-        if is_assignment_operator(op):
+        if op in ("&&", "||"):      # its right side runs on some paths only
+            self.branches.append(self._span(native.children(cursor)[-1]))
+        elif is_assignment_operator(op):
             left, right = native.children(cursor)
             target = self.exprs.build(left)
             self._assign(cursor, target, op, self.exprs.build(right))

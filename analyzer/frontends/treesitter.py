@@ -654,5 +654,6 @@ class _FileReader:
             table_entries=tuple(self._table_entries()), struct_fields=tuple(self._struct_fields()),
             classes=tuple(self._classes()),
             guards=relevant_guards(self._guards(conv), calls, assignments),
+            branches=tuple(self.span(node) for node in self.captures.get("branch", ())),
             comments=tuple(self._comments()), lines=self.lines.count)
 

@@ -25,6 +25,14 @@
 (preproc_def) @directive
 ; Code that runs only when a condition holds.
 (if_statement consequence: (_)) @guard
+; Code that runs on some paths through its function only (FileFacts.branches).
+(if_statement consequence: (_) @branch)
+(if_statement alternative: (_) @branch)
+(case_statement) @branch
+(conditional_expression consequence: (_) @branch)
+(conditional_expression alternative: (_) @branch)
+(binary_expression operator: "&&" right: (_) @branch)
+(binary_expression operator: "||" right: (_) @branch)
 (initializer_pair) @binding
 ; Struct declarations: their fields name the positions of tables initialised without designators.
 (struct_specifier body: (field_declaration_list)) @struct
