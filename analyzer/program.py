@@ -447,7 +447,13 @@ class Program(Iteration):
         iteration (fields and globals included), what its calls pass as parameters and what
         those functions return decide it.  `anchored` says which pointers offsets are counted
         from (a mapping's start: mapping the file again does not scatter the offsets)."""
-        return Variation(self, path, function, None, anchored, region).of(expr, address)
+        # what one question learns of the region's variables, the next one asked of it reuses
+        known = self._regions_known.setdefault((region.loop.span.path, region.loop.id, anchored), {})
+        return Variation(self, path, function, None, anchored, region, known=known).of(expr, address)
+
+    @cached_property
+    def _regions_known(self) -> dict[tuple, dict]:
+        return {}
 
     @cached_property
     def _regions(self) -> dict[tuple[str, int], Region]:
