@@ -43,6 +43,8 @@ FILE_OPENERS = {"open", "openat", "dup", "dup2", "dup3",
 # Calls whose result is a descriptor of something other than a regular file.
 NON_FILE_DESCRIPTORS = {"memfd_create", "io_uring_setup", "socket", "eventfd", "timerfd_create", "signalfd",
                         "epoll_create", "epoll_create1", "shm_open"}
+# The names a system call's number goes by (`syscall(__NR_io_uring_setup, ...)`, `syscall(SYS_open, ...)`).
+SYSCALL_NUMBER_PREFIXES = ("__NR_", "SYS_")
 STREAM_OPENS = {"fopen": None, "fdopen": None, "freopen": 2}
 STORE_CALLS = {"memset": 0, "memcpy": 0, "memmove": 0, "strcpy": 0, "strncpy": 0, "bcopy": 1}
 
@@ -324,15 +326,27 @@ class Program(Iteration):
         return not origins or bool(origins & FILE_OPENERS)
 
     def _origins(self, key: Key | None, depth: int) -> set[str]:
-        """The calls a variable's value comes from, through plain copies (`ld->ring_fd = ret`)."""
+        """The calls a variable's value comes from, through plain copies (`ld->ring_fd = ret`)
+        and, for a parameter, the arguments the program's calls pass it (one nothing is known
+        of may be a file: "open")."""
         found: set[str] = set()
+        fn = self.function_at(key[1], key[2]) if depth and key is not None and key[0] == "local" else None
+        if fn is not None and key[3] in fn.params:
+            index = fn.params.index(key[3])
+            for call in self.callers_of(key[1], key[2]):
+                arg = strip(call.arg(index))
+                if arg is not None and arg.kind == CALL:
+                    found.add(_system_call(arg.op, arg.children[:1]))
+                else:
+                    found |= self._origins(self.key(arg, call.span.path, call.function), depth - 1) or {"open"}
         for a in self.assignments_to(key):
             value = strip(a.value)
             if a.op != "=" or value is None:
                 continue
             if value.kind == CALL:
                 # a function of the program that hands back a descriptor it made: what made it
-                found |= self._descriptors_made.get((a.span.path, a.function, value.op, a.span), {value.op})
+                found |= self._descriptors_made.get((a.span.path, a.function, value.op, a.span),
+                                                    {_system_call(value.op, value.children[:1])})
             elif depth and value.kind in (IDENTIFIER, MEMBER):
                 found |= self._origins(self.key(value, a.span.path, a.function), depth - 1)
         return found
@@ -342,12 +356,13 @@ class Program(Iteration):
         """By the assignment they return into (path, function, callee, the assignment's span),
         the C library calls that make the descriptor a function of the program hands back."""
         made: dict[tuple, set[str]] = defaultdict(set)
-        for call in self.calls(*FILE_OPENERS, *NON_FILE_DESCRIPTORS):
+        for call in self.calls(*FILE_OPENERS, *NON_FILE_DESCRIPTORS, "syscall"):
             if call.via and self.held_by_caller(call):
                 site = call.via[0]
                 for a in self.assignments_to(self.key(call.result, call.span.path, call.function)):
                     if a.span.path == site.span.path and a.span.contains(site.span):
-                        made[(a.span.path, a.function, site.callee, a.span)].add(call.callee)
+                        made[(a.span.path, a.function, site.callee, a.span)].add(
+                            _system_call(call.callee, call.args[:1] if call.args else ()))
         return made
 
     @cached_property
@@ -458,3 +473,14 @@ class Program(Iteration):
     @cached_property
     def _regions(self) -> dict[tuple[str, int], Region]:
         return {}
+
+
+def _system_call(callee: str, first: tuple[Expr, ...]) -> str:
+    """The C library function a call stands for: syscall() handed a system call's number is
+    that call (`syscall(__NR_io_uring_setup, entries, p)` makes an io_uring descriptor)."""
+    number = strip(first[0]) if callee == "syscall" and first else None
+    # a name, or the number a macro of that name expands to (clang keeps its spelling)
+    name = number.op if number is not None and number.kind == IDENTIFIER else number.text if number else ""
+    if name.startswith(SYSCALL_NUMBER_PREFIXES):
+        return name.removeprefix("__NR_").removeprefix("SYS_")
+    return callee
