@@ -235,9 +235,13 @@ class Provenance:
         if kind == COND and len(kids) == 3:
             return self._value(kids[1], path, function, span) + self._value(kids[2], path, function, span)
         if kind == BINARY and len(kids) == 2:
+            # an operand cast to a pointer type is the pointer, the other a number, whatever
+            # that number was computed from (`(char *)region + pos`, pos a difference of pointers)
+            pointers = [_pointer_typed(k) for k in kids]
             if expr.op in ("+", "&", "|"):      # pointer + offset, offset + pointer, an aligned pointer
-                return _moved(self._value(kids[0], path, function, span) + self._value(kids[1], path, function, span))
-            if expr.op == "-":                  # pointer - offset (a difference of pointers is a number)
+                operands = [k for k, typed in zip(kids, pointers) if typed] if pointers.count(True) == 1 else kids
+                return _moved([atom for k in operands for atom in self._value(k, path, function, span)])
+            if expr.op == "-" and not pointers[1]:      # pointer - offset; a difference of pointers is a number
                 return _moved(self._value(kids[0], path, function, span))
             return []
         if kind == SUBSCRIPT and kids:
@@ -415,6 +419,11 @@ def _moved(atoms: list[Atom]) -> list[Atom]:
     """The atoms of a pointer computed from these: a mapping's start becomes a place inside it."""
     return [_inside(atom) if isinstance(atom, int) else (atom[0], (atom[1][0] if atom[1] else None, True))
             for atom in atoms]
+
+
+def _pointer_typed(expr: Expr) -> bool:
+    """Whether an expression is cast to a pointer type, as written: `(char *)base`."""
+    return expr.kind == CAST and expr.op.rstrip().endswith("*")
 
 
 def _address_of(arg: Expr | None) -> Expr | None:
