@@ -183,19 +183,24 @@ class Iteration:
         return defined
 
     def _direct(self, callee: str, path: str) -> list[tuple[str, Function]]:
-        """The definitions a plain call of `callee` in `path` runs (see resolve)."""
-        return self._nearest_of(callee, path, True)
+        """The definitions a plain call of `callee` in `path` runs (see resolve); a call in a C
+        source runs no C++ method or namespaced function (qdbm's curia.c close(fd) is close(2),
+        not its C++ API's Curia::close)."""
+        return self._nearest_of(callee, path, True, c_source=path.endswith(".c"))
 
-    def _nearest_of(self, name: str, path: str, shims_excluded: bool) -> list[tuple[str, Function]]:
-        """nearest() of the definitions of a name (without the C library shims, or all), once
-        per directory unless the file defines the name itself."""
+    def _nearest_of(self, name: str, path: str, shims_excluded: bool,
+                    c_source: bool = False) -> list[tuple[str, Function]]:
+        """nearest() of the definitions of a name (without the C library shims, or all; only
+        the free ones for a C source), once per directory unless the file defines the name."""
+        def candidates() -> list[tuple[str, Function]]:
+            defined = self._named(name) if shims_excluded else self._functions.get(name, [])
+            return [d for d in defined if "::" not in d[1].qualified] if c_source else defined
         if (name, path) in self._defined_at:
-            return nearest(self._named(name) if shims_excluded else self._functions.get(name, []), path)
-        key = (name, os.path.dirname(path), shims_excluded)
+            return nearest(candidates(), path)
+        key = (name, os.path.dirname(path), shims_excluded, c_source)
         found = self._nearest_cache.get(key)
         if found is None:
-            found = self._nearest_cache[key] = nearest(
-                self._named(name) if shims_excluded else self._functions.get(name, []), path)
+            found = self._nearest_cache[key] = nearest(candidates(), path)
         return found
 
     @cached_property
@@ -203,7 +208,7 @@ class Iteration:
         return {(name, path) for name, defined in self._functions.items() for path, _ in defined}
 
     @cached_property
-    def _nearest_cache(self) -> dict[tuple[str, str, bool], list[tuple[str, Function]]]:
+    def _nearest_cache(self) -> dict[tuple[str, str, bool, bool], list[tuple[str, Function]]]:
         return {}
 
     def _stored_in_field(self, field: str, field_of: str | None, tables: "Tables | None",
