@@ -77,7 +77,7 @@ from mmaplint.analyzer.expressions import address_base
 from mmaplint.analyzer.facts import BINARY, EVERY_CALL, IDENTIFIER, MEMBER, SUBSCRIPT, UNARY, Call, Expr, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import SCATTERED
-from mmaplint.analyzer.iteration import HotPath
+from mmaplint.analyzer.iteration import HotPath, nearest
 from mmaplint.analyzer.program import Mapping, Program, Store
 from mmaplint.analyzer.registry import Hit
 
@@ -102,7 +102,8 @@ def check(program: Program):
     for found in loops.values():
         found.sort(key=lambda item: (item[0].span, item[1].span))
         effect, store, hot, mappings = found[0]
-        mapping = mappings[0]
+        # the one made nearest the store: a tree may hold several programs (two copies of one)
+        mapping = nearest([(m.call.span.path, m) for m in mappings], store.span.path)[0][1]
         size = program.constant(mapping.length)
         others = tuple(Related(other.span, f"and here: another scattered store into the mapping on the same "
                                            f"iteration ({other.target.text})")
