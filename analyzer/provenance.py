@@ -192,11 +192,9 @@ class Provenance:
 
     def _places(self, lvalue: Expr | None, path: str, function: str | None) -> list[Node]:
         """Where an assignment to this lvalue stores its value."""
-        lvalue = strip(lvalue)
+        lvalue, path, function = _at_home(lvalue, path, function)
         if lvalue is None:
             return []
-        if isinstance(lvalue, Scoped):
-            path, function = lvalue.home
         if lvalue.kind == IDENTIFIER:
             place = self._variable(lvalue, path, function)[:1]
             return place + [("members", lvalue.op)] if place and place[0][0] == "member" else place
@@ -213,11 +211,9 @@ class Provenance:
 
     def _value(self, expr: Expr | None, path: str, function: str | None, span: Span | None) -> list[Atom]:
         """The atoms of an expression's value: the sources it is made of, the places it is read from."""
-        expr = strip(expr)
+        expr, path, function = _at_home(expr, path, function)
         if expr is None or expr.kind == INT or expr.value is not None:
             return []
-        if isinstance(expr, Scoped):
-            path, function = expr.home
         kind, kids = expr.kind, expr.children
         if kind == IDENTIFIER:
             if expr.op in NULL_NAMES:
@@ -263,11 +259,9 @@ class Provenance:
     def _address(self, operand: Expr, path: str, function: str | None, span: Span | None) -> list[Atom]:
         """`&x`: the stack for a local, static memory for a global; `&p[i]`, `&p->f`: a pointer
         computed from p; `&s.f`: the address of s."""
-        operand = strip(operand)
+        operand, path, function = _at_home(operand, path, function)
         if operand is None:
             return []
-        if isinstance(operand, Scoped):
-            path, function = operand.home
         if operand.kind == IDENTIFIER:
             key = self.program.key(operand, path, function)
             return [STACK] if key is not None and key[0] == "local" else [STATIC] if key == ("global", operand.op) else []
@@ -394,6 +388,14 @@ class Provenance:
     def _struct(self, name: str) -> str:
         """One name for a struct's tag and the typedef names it is declared with."""
         return min(self.program.same_structs(name))
+
+
+def _at_home(expr: Expr | None, path: str, function: str | None) -> tuple[Expr | None, str, str | None]:
+    """The expression without casts, and the function its names belong to (a Scoped one's own)."""
+    expr = strip(expr)
+    if isinstance(expr, Scoped):
+        path, function = expr.home
+    return expr, path, function
 
 
 def _identity(call: Call) -> tuple[Span, ...]:
