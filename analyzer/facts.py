@@ -287,6 +287,7 @@ class FileFacts:
     table_entries: tuple[TableEntry, ...] = ()
     struct_fields: tuple[StructFields, ...] = ()
     classes: tuple[ClassBases, ...] = ()
+    constructs: tuple[str, ...] = ()   # C++: the classes the file makes objects of (by value, `new`)
     guards: tuple[Guard, ...] = ()
     # Code that runs on some paths through its function only: the then- and else-branches of
     # an `if`, each case of a `switch` (from its label to the next), the arms of `?:`, the

@@ -162,7 +162,7 @@ class Iteration:
             defined = [d for d in defined if d[1].qualified == call.target or (
                 owner is not None and _owner(d[1].qualified) in self.derived_classes(owner))]
         if call.via_field and (owner := self.struct_of(call.field_of)) is not None:
-            related = self.related_classes(owner)       # the object's class: its own, inherited or overridden
+            related = self.dispatch_classes(owner, call.span.path)   # its own, inherited or overridden
             defined = [d for d in defined if _owner(d[1].qualified) in related]
         targets = nearest(defined, call.span.path)
         if call.via_field:
@@ -378,6 +378,22 @@ class Iteration:
         """A class, the classes it derives from (whose methods it inherits) and those deriving
         from it (whose overrides a virtual call may run)."""
         return self.derived_classes(name) | self._ancestors(name)
+
+    def dispatch_classes(self, name: str, path: str) -> frozenset[str]:
+        """The classes whose methods a call on an object of this static class, made in this
+        file, may run: of the classes deriving from it, those the file constructs when it
+        constructs any (rapid type analysis, with the file for the program: a driver runs its
+        loops on the database it makes, not on every kind a library defines), else all;
+        and the classes they derive from, whose methods they inherit."""
+        derived = self.derived_classes(name)
+        made = derived & self._constructed.get(path, frozenset())
+        if not made:
+            return self.related_classes(name)
+        return frozenset().union(*(self._ancestors(kind) for kind in made))
+
+    @cached_property
+    def _constructed(self) -> dict[str, frozenset[str]]:
+        return {path: frozenset(facts.constructs) for path, facts in self.files.items() if facts.constructs}
 
     def derived_classes(self, name: str) -> frozenset[str]:
         """A class and every class deriving from it, however indirectly."""

@@ -103,7 +103,7 @@ class Summaries:
         kind = program.struct_of(site.field_of)
         if kind is None:
             return True
-        related = program.related_classes(kind)
+        related = program.dispatch_classes(kind, site.span.path)
         steps = effect.via or (effect,)
         for call, callee in zip(steps, steps[1:]):
             runs = owner_of(callee.function)

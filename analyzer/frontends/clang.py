@@ -97,6 +97,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         returns=tuple(walker.returns),
         field_bindings=tuple(walker.field_bindings),
         classes=tuple(walker.classes),
+        constructs=tuple(sorted(walker.constructs)) if options.language == "c++" else (),
         guards=relevant_guards(walker.guards, walker.calls, walker.assignments),
         branches=tuple(walker.branches),
         comments=tuple(_comments(tu, path, source)),

@@ -82,6 +82,7 @@ class FactWalker:
         self.returns: list[Return] = []
         self.field_bindings: list[FieldBinding] = []
         self.classes: list[ClassBases] = []
+        self.constructs: set[str] = set()   # classes made by value or with new (FileFacts.constructs)
         self._table: str | None = None     # the file-scope variable being initialised
         self._table_lists: set[int] = set()  # the lists of its elements, when it is an array of tables
         self.guards: list[Guard] = []
@@ -98,6 +99,7 @@ class FactWalker:
         self._top_level_visitor = native.Visitor(self._top_level)
         self._handlers: dict[int, Callable[[Cursor, Cursor], int]] = {
             _K.CALL_EXPR.value: self._call,
+            _K.CXX_NEW_EXPR.value: self._new,
             _K.BINARY_OPERATOR.value: self._binary,
             _K.COMPOUND_ASSIGNMENT_OPERATOR.value: self._binary,
             _K.UNARY_OPERATOR.value: self._unary,
@@ -456,8 +458,15 @@ class FactWalker:
             self.returns.append(Return(self.exprs.build(value[0]), self._span(cursor), self._function))
         return native.RECURSE
 
+    def _new(self, cursor: Cursor, _parent: Cursor) -> int:
+        if (made := struct_name(native.object_declaration(cursor))) is not None:
+            self.constructs.add(made)
+        return native.RECURSE
+
     def _variable(self, cursor: Cursor, parent: Cursor) -> int:
         name = native.spelling(cursor)
+        if (made := struct_name(native.type_declaration(cursor))) is not None:
+            self.constructs.add(made)       # by value: a pointer's or a reference's type declares nothing
         if self._function is not None:
             self._locals.add(name)
         if parent._kind_id == _K.CXX_FOR_RANGE_STMT.value:

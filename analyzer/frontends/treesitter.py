@@ -27,7 +27,7 @@ from .ts_names import (Nest, declared_name, definition_name, function_declarator
                        parameter_names, scope_name, text)
 from .ts_recover import recover
 from .ts_sites import Sites
-from .ts_types import DeclaredTypes, type_name
+from .ts_types import DeclaredTypes, declaration_type, type_name
 
 _MAX_MACRO_DEPTH = 8
 
@@ -505,6 +505,19 @@ class _FileReader:
                 found.append(StructFields(tuple(names), tuple(fields), tuple(types)))
         return found
 
+    def _constructs(self) -> tuple[str, ...]:
+        """C++: the classes the file makes objects of, a variable declared by value
+        (`kc::CacheDB db;`) or `new T`: which overrides a call on a base class can reach."""
+        if self.options.language != "c++":
+            return ()
+        found = set()
+        for declarator in self.captures.get("local", ()):
+            named = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else declarator
+            if named is not None and named.type == "identifier" and (kind := declaration_type(self.source, declarator)):
+                found.add(kind)
+        found.update(kind for node in self.captures.get("constructed", ()) if (kind := type_name(self.source, node)))
+        return tuple(sorted(found))
+
     def _classes(self) -> list[ClassBases]:
         """Each class with a base class clause, and the names of its bases."""
         found = []
@@ -652,7 +665,7 @@ class _FileReader:
             assignments=tuple(assignments), returns=tuple(self._returns(conv)),
             field_bindings=tuple(self._field_bindings()),
             table_entries=tuple(self._table_entries()), struct_fields=tuple(self._struct_fields()),
-            classes=tuple(self._classes()),
+            classes=tuple(self._classes()), constructs=self._constructs(),
             guards=relevant_guards(self._guards(conv), calls, assignments),
             branches=tuple(self.span(node) for node in self.captures.get("branch", ())),
             comments=tuple(self._comments()), lines=self.lines.count)

@@ -14,6 +14,8 @@
 ; Classes and the classes they derive from: virtual calls may run an override.
 (class_specifier (base_class_clause) @bases)
 (struct_specifier (base_class_clause) @bases)
+; Objects made with new: with the variables declared by value, the classes a file constructs.
+(new_expression type: (_) @constructed)
 ; A standard algorithm: the function it is handed runs once per element (ts_sites.py); the
 ; names are frequency.py's, put in by ts_grammar.py.
 (call_expression
