@@ -222,6 +222,7 @@ class Guard:
     function: str | None
     preprocessor: bool = False
     leaves: bool = False      # ends in a return, a goto, a break out of its loop or exit(): runs once per loop run
+    nested: bool = False      # the if sits inside another if (or else) or a switch of its function
 
 
 @dataclass(frozen=True)

@@ -1201,13 +1201,14 @@ class Iteration:
         """Whether what the calls on the way pass rules out a call: a guard around it that is
         false with those values (`createVFile(name, 0)` of a helper that opens only `if
         (zDiskFile)`), or an early return before it that is taken with them (`if (nBuf == 0)
-        return 0;` handed 0)."""
+        return 0;` handed 0), unless that return sits inside another branch (taken only when
+        that branch's condition holds too, which the values do not say)."""
         call = via[level]
         for guard in self._guards.get((call.span.path, call.function), ()):
             if guard.preprocessor:
                 continue
             around = guard.span.contains(call.span)
-            if not around and not (guard.leaves and guard.span < call.span and not any(
+            if not around and not (guard.leaves and not guard.nested and guard.span < call.span and not any(
                     loop.span.contains(guard.span) for loop in self._loops_in.get((call.span.path, call.function), ()))):
                 continue    # neither around the call nor a return from the function before it
             holds = truth(self.summaries.lift(guard.condition, via, level), self._global_constant)

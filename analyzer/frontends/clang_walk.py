@@ -347,8 +347,7 @@ class FactWalker:
         return not any(innermost <= start <= offset < end for start, end in self._switches)
 
     def _switch(self, cursor: Cursor, _parent: Cursor) -> int:
-        start, end = self._file.extent(cursor)
-        self._switches.append((start[2], end[2]))
+        self._switches.append(self._offsets(cursor))
         body = native.children(cursor)[-1:]
         if body and body[0]._kind_id == _K.COMPOUND_STMT.value:
             # each case runs from its label to the next one's (its label's statement holds only
@@ -359,6 +358,10 @@ class FactWalker:
                 self.branches.append(self._span_of(self._file.extent(statements[first])[0],
                                                    self._file.extent(statements[after - 1])[1]))
         return native.RECURSE
+
+    def _offsets(self, cursor: Cursor) -> tuple[int, int]:
+        start, end = self._file.extent(cursor)
+        return start[2], end[2]
 
     def _for_clauses(self, loop: Cursor, start: native.Position) -> tuple[int, int]:
         """The offsets just past the `;` that ends a for-loop's init clause and of the `;`
@@ -399,6 +402,15 @@ class FactWalker:
         of the others (building their conditions would cost ctypes calls for nothing), but
         whether a function bounds its index by a table's size (a leaving bounds check)."""
         starts = sorted((call.span.line, call.span.column) for call in calls)
+        outer: list[tuple[int, int]] = []     # the ifs' and switches' extents, when a leaving guard asks
+
+        def nested(statement: Cursor) -> bool:
+            if not outer:
+                outer.extend([self._offsets(s) for s, _, _ in self._ifs] + self._switches)
+            start, end = self._offsets(statement)
+            return any(o_start <= start and end <= o_end and (o_start, o_end) != (start, end)
+                       for o_start, o_end in outer)
+
         for statement, condition, then in self._ifs:
             span = self._span(then)
             first = bisect_left(starts, (span.line, span.column))
@@ -418,7 +430,8 @@ class FactWalker:
             # without a call inside: a table accessor's bound, an early return unless tracing,
             # or one on a parameter's value (a caller may pass the value that takes it)
             if has_call or bounds_check(built) or trace_off(built) or built.names() & set(self._params):
-                self.guards.append(Guard(built, span, self._function, leaves=leaves))
+                self.guards.append(Guard(built, span, self._function, leaves=leaves,
+                                         nested=leaves and nested(statement)))
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:
         op = native.binary_operator(cursor)

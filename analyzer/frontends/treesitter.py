@@ -105,6 +105,21 @@ def _last_statement(body: Node) -> Node:
     return body
 
 
+# Statements whose parts run only on some paths: an if inside one runs only when they let it.
+_BRANCHING = frozenset({"if_statement", "else_clause", "switch_statement", "case_statement"})
+_FUNCTION_BOUNDS = frozenset({"function_definition", "lambda_expression"})
+
+
+def _nested(statement: Node) -> bool:
+    """Whether an if sits inside another if (its then or else branch) or a switch of its function."""
+    node = statement.parent
+    while node is not None and node.type not in _FUNCTION_BOUNDS:
+        if node.type in _BRANCHING:
+            return True
+        node = node.parent
+    return False
+
+
 def _leaves(body: Node) -> bool:
     """Whether a branch ends in a return, a goto, a break out of a loop, or an exit() (mptest's
     `if (waited > 30000) { errorMessage(...); exit(1); }`: its loop never comes back)."""
@@ -548,14 +563,17 @@ class _FileReader:
                 continue
             if has_call(body.start_byte, body.end_byte):
                 spelled = conv.text(condition)
+                leaves = _leaves(body)
                 guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, shortened(spelled)),
-                                    self.span(body), self.function_at(node.start_byte), leaves=_leaves(body)))
+                                    self.span(body), self.function_at(node.start_byte), leaves=leaves,
+                                    nested=leaves and _nested(node)))
             elif _leaves(body) and self._may_rule_out(spelled := conv.text(condition), node.start_byte) \
                     and (bounds_check(built := conv.expr(condition)) or trace_off(built)
                          or built.names() & self._params_at(node.start_byte)):
                 # a table accessor's bound, an early return unless tracing, or one on a parameter's
                 # value (a caller may pass the value that takes it: summaries.lift)
-                guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True))
+                guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True,
+                                    nested=_nested(node)))
         return guards + self.macro_guards
 
     def _may_rule_out(self, condition: str, pos: int) -> bool:
