@@ -395,6 +395,7 @@ def terminal_only(condition: Expr) -> bool:
 
 
 def _positive_nodes(expr: Expr | None):
+    """The nodes of a condition outside any `!`: what must hold for it to hold."""
     if expr is None or (expr.kind == UNARY and expr.op == "!"):
         return
     yield expr
@@ -403,12 +404,7 @@ def _positive_nodes(expr: Expr | None):
 
 
 def _positive_names(expr: Expr):
-    if expr.kind == UNARY and expr.op == "!":
-        return
-    if expr.kind in (IDENTIFIER, MEMBER):
-        yield expr.op
-    for child in expr.children:
-        yield from _positive_names(child)
+    return (node.op for node in _positive_nodes(expr) if node.kind in (IDENTIFIER, MEMBER))
 
 
 def name_words(name: str) -> list[str]:
