@@ -977,15 +977,17 @@ class Iteration:
 
     def _parses_options(self, path: str, loop_id: int) -> bool:
         """Whether a loop reads the command-line options: a call in it is handed argc or argv,
-        or a parser state a call was handed together with argv (`optparse_init(&opts, argv);
-        while ((c = optparse_long(&opts, longopts, NULL)) != -1)`)."""
+        or a parser state a call was handed by address together with argv
+        (`optparse_init(&opts, argv); while ((c = optparse_long(&opts, longopts, NULL)) != -1)`);
+        not any value passed beside argv (`append(fd, argv[i])` makes fd no parser)."""
         loop = self.loop(path, loop_id)
         inside = self.calls_inside(loop)
         if not inside:
             return False
         states = {key for c in self._calls_in.get((path, loop.function), ()) if c.args
                   and any({"argv", "argc"} & a.names() for a in c.args)
-                  for a in c.args if (key := self.key(_object(a), path, loop.function)) is not None}
+                  for a in c.args if _object(a) is not strip(a)
+                  and (key := self.key(_object(a), path, loop.function)) is not None}
         return any({"argv", "argc"} & arg.names() or self.key(_object(arg), path, loop.function) in states
                    for c in inside for arg in c.args or ())
 
