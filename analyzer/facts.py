@@ -287,6 +287,10 @@ class FileFacts:
     field_bindings: tuple[FieldBinding, ...] = ()
     table_entries: tuple[TableEntry, ...] = ()
     struct_fields: tuple[StructFields, ...] = ()
+    # (typedef name, the struct or typedef name it stands for, through pointers and arrays):
+    # `typedef MDB_ID2 *MDB_ID2L;` makes `dl[x].mptr` of a MDB_ID2L dl a field of MDB_ID2
+    # (tree-sitter; clang resolves typedefs itself)
+    type_aliases: tuple[tuple[str, str], ...] = ()
     classes: tuple[ClassBases, ...] = ()
     constructs: tuple[str, ...] = ()   # C++: the classes the file makes objects of (by value, `new`)
     guards: tuple[Guard, ...] = ()

@@ -361,15 +361,16 @@ class Iteration:
         return types
 
     def same_structs(self, name: str) -> frozenset[str]:
-        """The names one struct goes by: its tag and the typedef names some declaration gives it."""
+        """The names one struct goes by: its tag and the typedef names some declaration gives it
+        or a pointer to it (an object reached through a pointer typedef is of the struct)."""
         return self._struct_names.get(name, frozenset({name}))
 
     @cached_property
     def _struct_names(self) -> dict[str, frozenset[str]]:
         names: dict[str, frozenset[str]] = {}
         for facts in self.files.values():
-            for struct in facts.struct_fields:
-                group = frozenset(struct.names).union(*(names.get(n, frozenset()) for n in struct.names))
+            for group in [*(struct.names for struct in facts.struct_fields), *facts.type_aliases]:
+                group = frozenset(group).union(*(names.get(n, frozenset()) for n in group))
                 for n in group:
                     names[n] = group
         return names

@@ -430,6 +430,18 @@ def test_positional_tables_and_struct_fields():
     assert [(b.field, b.function, b.table) for b in facts.field_bindings] == [("xRead", "b_read", "many")]
 
 
+def test_type_aliases():
+    facts = read("typedef struct dirty { long pgno; void *page; } dirty, *dirty_list;\n"
+                 "typedef dirty_list lists[4];\n"
+                 "typedef struct opaque *handle, handles[2];\n"
+                 "typedef struct { int n; } anon_t, *anon_p;\n"
+                 "typedef int (*callback)(dirty *);\n"
+                 "typedef unsigned long count_t;\n")
+    # a name for a struct, a pointer to one or an array of them; a function type names none
+    assert facts.type_aliases == (("dirty_list", "dirty"), ("lists", "dirty_list"), ("handle", "opaque"),
+                                  ("handles", "opaque"), ("anon_p", "anon_t"))
+
+
 RETURNS = ("#include <sys/mman.h>\n"
            "static void *map(int fd, size_t n) {\n"
            "    void *p = mmap(0, n, PROT_READ, MAP_SHARED, fd, 0);\n"

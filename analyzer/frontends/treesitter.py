@@ -520,6 +520,22 @@ class _FileReader:
                 found.append(StructFields(tuple(names), tuple(fields), tuple(types)))
         return found
 
+    def _type_aliases(self) -> list[tuple[str, str]]:
+        """Each typedef name with the struct or typedef name it stands for, through pointers
+        and arrays (`typedef MDB_ID2 *MDB_ID2L;`, `typedef struct { ... } env_t, *env_p;`);
+        a function type's is none."""
+        found = []
+        for node in self.captures.get("typedef", ()):
+            names = []
+            for d in node.children_by_field_name("declarator"):
+                while d is not None and d.type in ("pointer_declarator", "array_declarator", "attributed_declarator"):
+                    d = d.child_by_field_name("declarator")
+                if d is not None and d.type == "type_identifier":
+                    names.append(text(self.source, d))
+            target = type_name(self.source, node.child_by_field_name("type")) or next(iter(names), None)
+            found += [(name, target) for name in names if target is not None and name != target]
+        return found
+
     def _constructs(self) -> tuple[str, ...]:
         """C++: the classes the file makes objects of, a variable declared by value
         (`kc::CacheDB db;`) or `new T`: which overrides a call on a base class can reach."""
@@ -683,6 +699,7 @@ class _FileReader:
             assignments=tuple(assignments), returns=tuple(self._returns(conv)),
             field_bindings=tuple(self._field_bindings()),
             table_entries=tuple(self._table_entries()), struct_fields=tuple(self._struct_fields()),
+            type_aliases=tuple(self._type_aliases()),
             classes=tuple(self._classes()), constructs=self._constructs(),
             guards=relevant_guards(self._guards(conv), calls, assignments),
             branches=tuple(self.span(node) for node in self.captures.get("branch", ())),

@@ -36,3 +36,5 @@
 (initializer_pair) @binding
 ; Struct declarations: their fields name the positions of tables initialised without designators.
 (struct_specifier body: (field_declaration_list)) @struct
+; Typedefs: a name for a struct (or for a pointer to one) that declarations use instead.
+(type_definition) @typedef
