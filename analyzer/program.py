@@ -451,8 +451,9 @@ class Program(Iteration):
         """What one iteration of the loop runs: its body and the functions it calls."""
         region = self._regions.get((loop.span.path, loop.id))
         if region is None:
+            chains = self.run_per_iteration(loop)
             region = self._regions[(loop.span.path, loop.id)] = Region(
-                loop, frozenset(self.run_per_iteration(loop)))
+                loop, frozenset(chains), {function: chain[0].span for function, chain in chains.items()})
         return region
 
     def variation_across(self, region: Region, expr: Expr | None, path: str, function: str | None,

@@ -8,8 +8,8 @@ their parameters take the arguments the region's calls pass them (a position set
 function from a table entry, then written at by a write function)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from .expressions import through_pointer
 from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, STEP_OPS, STRING, SUBSCRIPT, UNARY,
@@ -32,10 +32,21 @@ SEEKS = {"lseek": 1, "lseek64": 1}
 @dataclass(frozen=True)
 class Region:
     """What one iteration of a loop runs: the loop's body in its own function, and the
-    functions it calls (within the call depth iteration.py follows), each in full."""
+    functions it calls (within the call depth iteration.py follows), each in full, with the
+    call in the loop's body each is reached from (the first of its shortest chain)."""
 
     loop: Loop
     functions: frozenset[tuple[str, str]]
+    entries: Mapping[tuple[str, str], Span] = field(default_factory=dict, compare=False)
+
+    def before(self, path: str, function: str | None, span: Span, reader: tuple[str, str | None]) -> bool:
+        """Whether code at a place runs, in each iteration, before the function `reader` is
+        entered: in the loop's body, or in a function a call of the body reaches, before
+        the call of the body that reaches `reader` (not when `reader` is the loop's own
+        function: where in it is not known here)."""
+        entered = self.entries.get(reader)
+        at = span if (path, function) == (self.loop.span.path, self.loop.function) else self.entries.get((path, function))
+        return entered is not None and at is not None and (at.end_line, at.end_column) <= (entered.line, entered.column)
 
     def runs(self, path: str, function: str | None, loops: tuple[int, ...]) -> bool:
         """Whether code at this place runs in each iteration."""
@@ -106,9 +117,11 @@ class Variation:
         if expr.kind == MEMBER and kids:
             if self._anchored(expr):
                 return INVARIANT
-            # a field read where its object moves is data (each message's msg.off, p->next)
+            # a field read where its object moves is data (each message's msg.off, p->next),
+            # unless each iteration sets that field before it reads it: an object made per
+            # iteration holds what the iteration stamps it with (an index counted down by the loop)
             place = self.of(kids[0]) if through_pointer(expr) else self.of(kids[0], address=True)
-            return SCATTERED if place != INVARIANT else self._variable(expr)
+            return self._variable(expr) if place == INVARIANT or self._stamped(expr) else SCATTERED
         if expr.kind == IDENTIFIER:
             return self._variable(expr)
         return max((self.of(k) for k in kids), default=INVARIANT)
@@ -140,6 +153,16 @@ class Variation:
         self.known[(key, home)] = answer
         return answer
 
+    def _stamped(self, member: Expr) -> bool:
+        """Whether each iteration of a region gives the field a value with a plain `=` before
+        it enters the function reading it here."""
+        region = self.region
+        key = self.program.key(member, self.path, self.function)
+        return region is not None and any(
+            a.op == "=" and region.runs(a.span.path, a.function, a.loops)
+            and region.before(a.span.path, a.function, a.span, (self.path, self.function))
+            for a in self.program.assignments_to(key))
+
     def _anchored(self, expr: Expr) -> bool:
         return self.anchored is not None and self.anchored(expr, self.path, self.function)
 
@@ -152,21 +175,34 @@ class Variation:
         region = self.region
         defined = self.program.defined_names.get(call.op, ()) if region is not None else ()
         functions = [d for d in defined if d[0] == self.path] or list(defined)
-        if not functions or any((path, fn.qualified) not in region.functions for path, fn in functions):
+        if not functions:
             return None
+        asking = self
+        beyond = frozenset((path, fn.qualified) for path, fn in functions) - region.functions
+        if beyond and (self.path, self.function) not in region.functions:
+            return None
+        if beyond:
+            # past the calls the region follows, a function the region runs still runs what
+            # it calls: asked with those callees run too (their parameters take this call's
+            # arguments), in answers of their own; they are entered when their caller is
+            entered = region.entries.get((self.path, self.function))
+            entries = {**region.entries, **dict.fromkeys(beyond, entered)} if entered else region.entries
+            asking = Variation(self.program, self.path, self.function, self.loop, self.anchored,
+                               Region(region.loop, region.functions | beyond, entries), self.visiting,
+                               self.known.setdefault(("beyond", beyond), {}))
         marker = ("returns", call.op, self.path)
         if marker in self.visiting:
             return SCATTERED    # a recursion
-        known = self.known.get(marker)
+        known = asking.known.get(marker)
         if known is not None:
             return known
         self.visiting.add(marker)
         try:
-            answer = max((self._at(path, fn.qualified).of(r.value) for path, fn in functions
+            answer = max((asking._at(path, fn.qualified).of(r.value) for path, fn in functions
                           for r in self.program.summaries.returns_in(path, fn.qualified)), default=INVARIANT)
         finally:
             self.visiting.discard(marker)
-        self.known[marker] = answer
+        asking.known[marker] = answer
         return answer
 
     def _handed_out(self, key: Key) -> bool:
@@ -209,8 +245,8 @@ class Variation:
             return SCATTERED     # each iteration's element is data
         if a.op in STEP_OPS or self._steps(a):
             return AFFINE        # a counter or an append cursor: monotonic, sequential
-        if a.op == "=":
-            return self.of(a.value)
+        if a.op in ("=", "|=", "&="):
+            return self.of(a.value)     # a flag set or cleared moves a value no further than the mask does
         return SCATTERED         # *=, %=, ^=, <<= ...: the next value jumps
 
     def _steps(self, a: Assignment) -> bool:

@@ -28,7 +28,10 @@ assign, the arguments it passes them (a seek function's parameter given
 `h->slot_addr[hash(key) % n]`, a position kept in a struct field and copied at
 by a write function), and what those functions return (an accessor of the
 mapping's base does not move; a hash of the iteration's key does) decide it;
-`lseek()`'s result is the offset it was given.
+`lseek()`'s result is the offset it was given. A field read through an object
+that changes each iteration is data, unless the iteration gave it a value
+before the call that reads it (an object made per iteration and stamped with the
+loop's index).
 Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, stores whose offset
 moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, a position
 set once at open and then advanced by each write), a mapping that the loop
