@@ -13,7 +13,7 @@ from typing import Callable
 
 from . import constants, frequency
 from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STRING, SUBSCRIPT, UNARY, Assignment,
-                    Call, Expr, Function, Guard, Loop, Span, strip)
+                    Call, Expr, Function, Guard, Loop, Return, Span, strip)
 from .expressions import assume, truth
 from .findings import Related
 
@@ -849,6 +849,21 @@ class Iteration:
         results = {self.key(call.result, *where) for call in self.calls_inside(loop)} - {None}
         return any(self.key(t, *where) in results for t in tested)
 
+    def rest_of_one(self, call: Call, loop_id: int, size: Expr | None) -> bool:
+        """Whether a loop hands the call the rest of one buffer, by the size it passes: `count -
+        done` with done only counted up in the loop (`write(fd, buf, count - done)`), or a
+        count the loop only decreases (`left -= n`; a count also clamped in the loop, `if (n >
+        chunk) n = chunk`, is a chunk): a partial-write loop, which goes round again only when
+        a write falls short."""
+        loop = self.loop(call.span.path, loop_id)
+        size = strip(size)
+        if size is not None and size.kind == BINARY and size.op == "-":
+            done = self.key(size.children[1], call.span.path, call.function)
+            return done is not None and any(a.op == "+=" and self.made_in(a, loop) for a in self.assignments_to(done))
+        remaining = self.key(size, call.span.path, call.function)
+        changes = [a for a in self.assignments_to(remaining) if self.made_in(a, loop)]
+        return bool(changes) and all(_decrements(a.op, a.value) for a in changes)
+
     def after_own_loop(self, call: Call, subject: Expr | None = None, writes: frozenset[str] = frozenset(),
                        rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False) -> bool:
         """Whether the call's function works through a batch in a loop (not around the call)
@@ -1223,9 +1238,21 @@ class Iteration:
         """Whether a call of a function the loop runs is on that function's way out: in a branch
         that returns, jumps away or ends the process (`if (err) { report(); return -1; }`), the
         path an error takes, not the one each call takes; not the value such a branch returns
-        (`if (ops->sync) return ops->sync(f);` dispatches)."""
-        return any(guard.leaves and not guard.preprocessor for guard in self.guards_of(call.span, call.function)) \
-            and not any(r.span.contains(call.span) for r in self.summaries.returns_in(call.span.path, call.function))
+        (`if (ops->sync) return ops->sync(f);` dispatches), nor a branch that returns what a
+        loop of its own counted up (`if (mapped) { while (len) { ...; total += n; } return
+        total; }`: the function's work, done one of its ways)."""
+        returns = self.summaries.returns_in(call.span.path, call.function)
+        return any(guard.leaves and not guard.preprocessor and not self._returns_count(guard, returns)
+                   for guard in self.guards_of(call.span, call.function)) \
+            and not any(r.span.contains(call.span) for r in returns)
+
+    def _returns_count(self, guard: Guard, returns: list[Return]) -> bool:
+        """Whether a branch returns a variable a loop inside it counts up."""
+        where = (guard.span.path, guard.function)
+        loops = [loop for loop in self._loops_in.get(where, ()) if guard.span.contains(loop.span)]
+        return any(guard.span.contains(r.span) and any(
+            a.op in ("+=", "++") and any(loop.id in a.loops and loop.span.contains(a.span) for loop in loops)
+            for a in self.assignments_to(self.key(r.value, *where))) for r in returns)
 
     def _in_own_loop(self, call: Call, skip: Callable[[Call, int], bool]) -> bool:
         """Whether a call sits in a loop of its own function that does not run a handful of times."""
@@ -1318,3 +1345,8 @@ class Iteration:
             return loop.id in assignment.loops
         return not assignment.loops and any(
             hot.loop == loop for hot in self.loops_reaching(assignment.span.path, assignment.function))
+
+
+def _decrements(op: str, value: Expr | None) -> bool:
+    value = strip(value)
+    return op == "-=" or (op == "=" and value is not None and value.kind == BINARY and value.op == "-")

@@ -31,7 +31,9 @@ mapping's base does not move; a hash of the iteration's key does) decide it;
 `lseek()`'s result is the offset it was given. A field read through an object
 that changes each iteration is data, unless the iteration gave it a value
 before the call that reads it (an object made per iteration and stamped with the
-loop's index).
+loop's index). A partial-write loop on the way from the loop to the store (one
+that hands a call the rest of one buffer, `while (size) { n = put(p, size);
+size -= n; }`) is not the store's loop: the loop around it is.
 Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, stores whose offset
 moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, a position
 set once at open and then advanced by each write), a mapping that the loop
@@ -150,9 +152,10 @@ def _scattered_stores(program: Program):
         mine = own.get(id(operation))
         if mine is not None and id(operation) in reported:
             continue
-        # a store in its own loop is also asked across the loops of the calls that reach it
-        hot = program.call_per_iteration(effect, skip=lambda call, loop_id: call is operation and effect.via
-                                         and mine is not None)
+        # a store in its own loop is also asked across the loops of the calls that reach it;
+        # a partial-write loop on the way runs its call once, on the rest of one buffer
+        hot = program.call_per_iteration(effect, skip=lambda call, loop_id: bool(
+            call is operation and effect.via and mine is not None) or _rest_of_one(program, call, loop_id))
         if hot is None:
             continue
         # where the loop's call writes: the store's pointer with the values that call passes
@@ -166,6 +169,17 @@ def _scattered_stores(program: Program):
                 yield operation, store, mine, mappings
             else:
                 yield effect, store, hot, mappings
+
+
+def _rest_of_one(program: Program, call: Call, loop_id: int) -> bool:
+    """Whether a loop hands the call the rest of one buffer, by a count its condition tests
+    (`while (size) { n = put(dbf, p, size); p += n; size -= n; }`): a partial-write loop, once
+    per call of its function unless a write falls short."""
+    loop = program.loop(call.span.path, loop_id)
+    where = (call.span.path, call.function)
+    tested = {program.key(node, *where) for node in loop.condition.walk()} - {None} if loop.condition else set()
+    return any(program.key(arg, *where) in tested and program.rest_of_one(call, loop_id, arg)
+               for arg in call.args or ())
 
 
 def _writes_back(mapping: Mapping) -> bool:

@@ -161,21 +161,7 @@ def _retries(program: Program, call: Call, loop_id: int) -> bool:
                                             for c in program.calls_inside(loop)):
         return True
     count = WRITES.get(call.callee)
-    size = strip(call.arg(count)) if count else None
-    if size is not None and size.kind == BINARY and size.op == "-":
-        # write(fd, buf, count - done), done counted up: the rest of one buffer
-        done = program.key(size.children[1], call.span.path, call.function)
-        return done is not None and any(a.op == "+=" and program.made_in(a, loop)
-                                        for a in program.assignments_to(done))
-    # left -= n: the rest; a count also clamped in the loop (`if (n > chunk) n = chunk`) is a chunk
-    remaining = program.key(size, call.span.path, call.function)
-    changes = [a for a in program.assignments_to(remaining) if program.made_in(a, loop)]
-    return bool(changes) and all(_decrements(a.op, a.value) for a in changes)
-
-
-def _decrements(op: str, value: Expr | None) -> bool:
-    value = strip(value)
-    return op == "-=" or (op == "=" and value is not None and value.kind == BINARY and value.op == "-")
+    return bool(count) and program.rest_of_one(call, loop_id, call.arg(count))
 
 
 def _descriptor(call: Call) -> Expr | None:
