@@ -274,6 +274,27 @@ class ClassBases:
 
 
 @dataclass(frozen=True)
+class ClassTemplate:
+    """A C++ class template defined in the file and the names of its type parameters, in order:
+    a member declared with one (`BASEDB db_;` in `template <class BASEDB, ...> class PlantDB`)
+    holds an object of the class a use of the template gives in that place."""
+
+    name: str
+    parameters: tuple[str, ...]     # "" for a parameter that is not a type's
+
+
+@dataclass(frozen=True)
+class TemplateUse:
+    """A C++ class template named with its arguments: by an alias (`typedef PlantDB<CacheDB,
+    TYPEGRASS> GrassDB;`, `using GrassDB = ...`), or as the class of an object the file makes
+    (`Layered<Disk> db;`, `new Layered<Disk>`, no alias)."""
+
+    template: str
+    arguments: tuple[str, ...]      # each argument's class or typedef name ("" for any other argument)
+    alias: str | None = None
+
+
+@dataclass(frozen=True)
 class FileFacts:
     path: str
     frontend: str             # "clang" or "tree-sitter"
@@ -293,6 +314,8 @@ class FileFacts:
     type_aliases: tuple[tuple[str, str], ...] = ()
     classes: tuple[ClassBases, ...] = ()
     constructs: tuple[str, ...] = ()   # C++: the classes the file makes objects of (by value, `new`)
+    templates: tuple[ClassTemplate, ...] = ()
+    template_uses: tuple[TemplateUse, ...] = ()
     guards: tuple[Guard, ...] = ()
     # Code that runs on some paths through its function only: the then- and else-branches of
     # an `if`, each case of a `switch` (from its label to the next), the arms of `?:`, the
@@ -321,7 +344,7 @@ class FrontendError(Exception):
 
 __all__ = [
     "Span", "Expr", "TEXT_LIMIT", "shortened", "spelled", "Scoped", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
-    "StructFields", "ClassBases", "FileFacts",
+    "StructFields", "ClassBases", "ClassTemplate", "TemplateUse", "FileFacts",
     "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT", "STEP_OPS",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

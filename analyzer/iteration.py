@@ -13,7 +13,7 @@ from typing import Callable
 
 from . import constants, frequency
 from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STRING, SUBSCRIPT, UNARY, Assignment,
-                    Call, Expr, Function, Guard, Loop, Return, Span, strip)
+                    Call, Expr, Function, Guard, Loop, Return, Span, TemplateUse, strip)
 from .expressions import assume, truth
 from .findings import Related
 
@@ -162,7 +162,9 @@ class Iteration:
             defined = [d for d in defined if d[1].qualified == call.target or (
                 owner is not None and _owner(d[1].qualified) in self.derived_classes(owner))]
         if call.via_field and (owner := self.struct_of(call.field_of)) is not None:
-            related = self.dispatch_classes(owner, call.span.path)   # its own, inherited or overridden
+            kinds = self._template_arguments_for(owner, call.function) or {owner}
+            # its own, inherited or overridden
+            related = frozenset().union(*(self.dispatch_classes(kind, call.span.path) for kind in kinds))
             defined = [d for d in defined if _owner(d[1].qualified) in related]
         targets = nearest(defined, call.span.path)
         if call.via_field:
@@ -394,7 +396,83 @@ class Iteration:
 
     @cached_property
     def _constructed(self) -> dict[str, frozenset[str]]:
-        return {path: frozenset(facts.constructs) for path, facts in self.files.items() if facts.constructs}
+        """Per file, the classes it makes objects of: as written, an alias standing for its
+        template (`kc::GrassDB db;` makes a PlantDB), and a template's class arguments with
+        it (PlantDB<CacheDB> holds a CacheDB: its `BASEDB db_` member)."""
+        made = {}
+        for path, facts in self.files.items():
+            kinds = set(facts.constructs)
+            kinds.update(argument for use in facts.template_uses if use.alias is None for argument in use.arguments)
+            if kinds:
+                made[path] = frozenset().union(*(self._unaliased(kind) for kind in kinds if kind))
+        return made
+
+    def _unaliased(self, name: str, _depth: int = 0) -> frozenset[str]:
+        """A class name, or for an alias of a template with arguments, the template and its class
+        arguments (each unaliased in turn)."""
+        use = self._aliases.get(name)
+        if use is None or _depth > 8:
+            return frozenset({name})
+        return frozenset({use.template}).union(*(self._unaliased(a, _depth + 1) for a in use.arguments if a))
+
+    @cached_property
+    def _aliases(self) -> dict[str, TemplateUse]:
+        return {use.alias: use for facts in self.files.values() for use in facts.template_uses if use.alias}
+
+    def _template_arguments_for(self, parameter: str, function: str | None) -> frozenset[str]:
+        """When `parameter` is a type parameter of the class template whose method `function`
+        is, the classes the program's uses of that template give it (`BASEDB db_;` of
+        PlantDB: CacheDB, DirDB and HashDB, by kyotocabinet's aliases); else none."""
+        template = _owner(function or "")
+        index = next((i for parameters in self._template_parameters.get(template, ())
+                      for i, name in enumerate(parameters) if name == parameter), None)
+        if index is None:
+            return frozenset()
+        return frozenset().union(*(self._unaliased(use.arguments[index]) for use in self._template_uses.get(template, ())
+                                   if index < len(use.arguments) and use.arguments[index]))
+
+    @cached_property
+    def _template_parameters(self) -> dict[str, list[tuple[str, ...]]]:
+        found: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+        for facts in self.files.values():
+            for template in facts.templates:
+                found[template.name].append(template.parameters)
+        return found
+
+    @cached_property
+    def _template_uses(self) -> dict[str, list[TemplateUse]]:
+        found: dict[str, list[TemplateUse]] = defaultdict(list)
+        for facts in self.files.values():
+            for use in facts.template_uses:
+                found[use.template].append(use)
+        return found
+
+    def runs_unmade_class(self, path: str, via: tuple[Call, ...]) -> bool:
+        """Whether a call on the way from a loop in `path` to an operation runs a method of a
+        class the loop's file makes no object of, though it makes objects of that class's
+        hierarchy (rapid type analysis, with the loop's file for the program, at every call on
+        the way: a test driver that makes a GrassDB runs, through its PlantDB's `BASEDB db_`,
+        CacheDB's end_transaction, not HashDB's, which a TreeDB would run).  A call on an
+        object whose static class the file makes nothing of is not narrowed: the object was
+        made elsewhere."""
+        made = self._constructed.get(path)
+        if not made:
+            return False
+        for call, inner in zip(via, via[1:]):
+            owner = _owner(inner.function or "") if call.via_field else None
+            if owner is None or owner not in self._bases and owner not in self._subclasses:
+                continue
+            static = self.struct_of(call.field_of)
+            known = static is not None and (static in self._bases or static in self._subclasses)
+            kinds = made & (self.derived_classes(static) if known else self._hierarchy(owner))
+            if kinds and not any(owner in self._ancestors(kind) for kind in kinds):
+                return True
+        return False
+
+    def _hierarchy(self, name: str) -> frozenset[str]:
+        """Every class related to this one by derivation: its ancestors' descendants."""
+        return frozenset().union(*(self.derived_classes(root) for root in self._ancestors(name)
+                                   if not self._bases.get(root)))
 
     def derived_classes(self, name: str) -> frozenset[str]:
         """A class and every class deriving from it, however indirectly."""
@@ -1211,7 +1289,7 @@ class Iteration:
                     or self._on_way_out(deeper) or self._gives_up(deeper) or (every_iteration and self.batched(deeper)) \
                     or self._ruled_out(call.via, level):
                 return None
-        if any(self.runs_once(c, loop) for c in (*chain, operation)):
+        if any(self.runs_once(c, loop) for c in (*chain, operation)) or self.runs_unmade_class(loop.span.path, call.via):
             return None
         return HotPath(loop, chain, operation if chain else None)
 

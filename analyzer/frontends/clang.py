@@ -98,6 +98,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         field_bindings=tuple(walker.field_bindings),
         classes=tuple(walker.classes),
         constructs=tuple(sorted(walker.constructs)) if options.language == "c++" else (),
+        templates=tuple(walker.templates), template_uses=tuple(dict.fromkeys(walker.template_uses)),
         guards=relevant_guards(walker.guards, walker.calls, walker.assignments),
         branches=tuple(walker.branches),
         comments=tuple(_comments(tu, path, source)),

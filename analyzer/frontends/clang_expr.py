@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from clang.cindex import Cursor, CursorKind
 
-from ..facts import BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr, spelled
+from ..facts import (BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr,
+                     TemplateUse, spelled)
 from . import clang_native as native
 
 _K = CursorKind
@@ -104,6 +105,15 @@ def call_shape(call: Cursor) -> CallShape | None:
         return CallShape(native.spelling(callee), bool(objects), callee, arguments,
                          look_through(objects[0]) if objects else None)
     return CallShape(name, False, None, arguments)
+
+
+def template_use(kind) -> TemplateUse | None:
+    """A type that is a class template with arguments (`PlantDB<CacheDB, TYPEGRASS>`, through
+    typedefs): the template's name and each argument's class name ("" for a value)."""
+    found = native.template_arguments(kind)
+    if found is None or (template := struct_name(found[0])) is None:
+        return None
+    return TemplateUse(template, tuple(struct_name(argument) or "" for argument in found[1]))
 
 
 def owner_of(member: Cursor) -> str | None:

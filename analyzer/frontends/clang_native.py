@@ -58,6 +58,9 @@ def _lib() -> CDLL:
         ("clang_getCanonicalType", [Type], Type),
         ("clang_getTypeDeclaration", [Type], Cursor),
         ("clang_getPointeeType", [Type], Type),
+        ("clang_getTypedefDeclUnderlyingType", [Cursor], Type),
+        ("clang_Type_getNumTemplateArguments", [Type], c_int),
+        ("clang_Type_getTemplateArgumentAsType", [Type, c_uint], Type),
         ("clang_getCursorSemanticParent", [Cursor], Cursor),
         ("clang_isCursorDefinition", [Cursor], c_uint),
         ("clang_Cursor_getVarDeclInitializer", [Cursor], Cursor),
@@ -173,6 +176,39 @@ def object_declaration(cursor: Cursor) -> Cursor | None:
         kind = lib.clang_getCanonicalType(lib.clang_getPointeeType(kind))
     found = lib.clang_getTypeDeclaration(kind)
     return None if lib.clang_Cursor_isNull(found) else found
+
+
+def extent_range(cursor: Cursor) -> SourceRange:
+    return _lib().clang_getCursorExtent(cursor)
+
+
+def cursor_type(cursor: Cursor) -> Type:
+    return _lib().clang_getCursorType(cursor)
+
+
+def aliased_type(alias: Cursor) -> Type:
+    """The type a typedef or `using` declaration names."""
+    return _lib().clang_getTypedefDeclUnderlyingType(alias)
+
+
+def pointee(kind: Type) -> Type:
+    return _lib().clang_getPointeeType(kind)
+
+
+def template_arguments(kind: Type) -> tuple[Cursor | None, list[Cursor | None]] | None:
+    """For a class template's specialization (through typedefs): the declaration of its class
+    and of each argument's type (None for a value, or a type that declares none)."""
+    lib = _lib()
+    canonical = lib.clang_getCanonicalType(kind)
+    count = lib.clang_Type_getNumTemplateArguments(canonical)
+    if count <= 0:
+        return None
+
+    def declaration(of: Type) -> Cursor | None:
+        found = lib.clang_getTypeDeclaration(lib.clang_getCanonicalType(of))
+        return None if lib.clang_Cursor_isNull(found) else found
+    return declaration(canonical), [declaration(lib.clang_Type_getTemplateArgumentAsType(canonical, i))
+                                    for i in range(count)]
 
 
 def identity(cursor: Cursor) -> int:

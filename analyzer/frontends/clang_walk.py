@@ -11,23 +11,26 @@ chain kept for every cursor.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
-from ..facts import (EVERY_CALL, ClassBases, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
-                     FrontendOptions, Guard, Loop, Return, Span, shortened)
+from ..facts import (EVERY_CALL, ClassBases, ClassTemplate, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
+                     FrontendOptions, Guard, Loop, Return, Span, TemplateUse, shortened)
 from ..frequency import (ALGORITHMS, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
                          may_bound, may_matter, trace_off)
 from . import clang_native as native
 from .clang_expr import (CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through,
-                         owner_of, struct_name)
+                         owner_of, struct_name, template_use)
 
 _K = CursorKind
 _SCOPES = {kind.value for kind in (
     _K.NAMESPACE, _K.LINKAGE_SPEC, _K.CLASS_DECL, _K.STRUCT_DECL, _K.UNION_DECL, _K.CLASS_TEMPLATE,
     _K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION)}
+_ALIASES = {_K.TYPEDEF_DECL.value, _K.TYPE_ALIAS_DECL.value}
+_TEMPLATE_PARAMETERS = {kind.value for kind in (
+    _K.TEMPLATE_TYPE_PARAMETER, _K.TEMPLATE_NON_TYPE_PARAMETER, _K.TEMPLATE_TEMPLATE_PARAMETER)}
 _QUALIFIERS = _SCOPES - {_K.LINKAGE_SPEC.value}
 _FUNCTIONS = {kind.value for kind in (
     _K.FUNCTION_DECL, _K.CXX_METHOD, _K.CONSTRUCTOR, _K.DESTRUCTOR, _K.CONVERSION_FUNCTION,
@@ -39,6 +42,20 @@ _CASE_LABELS = {_K.CASE_STMT.value, _K.DEFAULT_STMT.value}
 # A branch ending in one of these leaves the loop it is in (a break, unless it leaves a switch).
 _LEAVING = {_K.RETURN_STMT.value, _K.GOTO_STMT.value}
 _BREAK = 0   # CXChildVisit_Break: stop after a handler failed
+
+
+def _parameter_type(receiver: Cursor) -> str | None:
+    """The template parameter an object is declared with (`BASEDB db_;` in a class template:
+    BASEDB), whose class the template's uses give (Iteration); libclang leaves such a type
+    unexposed, and only the declaration's type reference names the parameter."""
+    declared = native.referenced(receiver)
+    if declared._kind_id not in (_K.FIELD_DECL.value, _K.VAR_DECL.value, _K.PARM_DECL.value):
+        return None
+    for child in native.children(declared):
+        if child._kind_id == _K.TYPE_REF.value:
+            named = native.referenced(child)
+            return native.spelling(named) if named._kind_id == _K.TEMPLATE_TYPE_PARAMETER.value else None
+    return None
 
 
 def _forwards(parts: list[Cursor]) -> bool:
@@ -83,6 +100,8 @@ class FactWalker:
         self.field_bindings: list[FieldBinding] = []
         self.classes: list[ClassBases] = []
         self.constructs: set[str] = set()   # classes made by value or with new (FileFacts.constructs)
+        self.templates: list[ClassTemplate] = []
+        self.template_uses: list[TemplateUse] = []
         self._table: str | None = None     # the file-scope variable being initialised
         self._table_lists: set[int] = set()  # the lists of its elements, when it is an array of tables
         self.guards: list[Guard] = []
@@ -134,10 +153,17 @@ class FactWalker:
                           if (name := struct_name(native.type_declaration(child))) is not None)
             if bases and (name := native.spelling(cursor)):
                 self.classes.append(ClassBases(name, bases))
+            if kind == _K.CLASS_TEMPLATE.value:
+                self.templates.append(ClassTemplate(native.spelling(cursor), tuple(
+                    native.spelling(child) if child._kind_id == _K.TEMPLATE_TYPE_PARAMETER.value else ""
+                    for child in children if child._kind_id in _TEMPLATE_PARAMETERS)))
             for child in children:
                 self._declaration(child)
         elif kind in _FUNCTIONS and native.is_definition(cursor):
             self._definition(cursor)
+        elif kind in _ALIASES:
+            if (use := template_use(native.aliased_type(cursor))) is not None:
+                self.template_uses.append(replace(use, alias=native.spelling(cursor)))
         elif kind == _K.VAR_DECL.value:
             self._table = native.spelling(cursor)     # a table's initialiser binds its fields
             self._walk_from(cursor)
@@ -226,6 +252,8 @@ class FactWalker:
             self._overloaded_assignment(cursor)
             self._manipulator(cursor)
             return native.RECURSE
+        if not shape.callee and shape.via_field:
+            shape.callee = self._dependent_member(shape.name_cursor)
         target = self._target(shape)
         if target is not None and target.startswith("std::") and shape.callee in ALGORITHMS and shape.arguments:
             self._algorithm(shape.callee, shape.arguments[-1])
@@ -254,6 +282,13 @@ class FactWalker:
         ))
         return native.RECURSE
 
+    def _dependent_member(self, member: Cursor) -> str:
+        """The member a template calls on an object of a parameter's type (`inner_.commit()`
+        with `INNER inner_`), which libclang leaves unnamed: the member expression's last token."""
+        with native.Tokens(self._tu, native.extent_range(member)) as tokens:
+            names = [tokens.spelling(token) for token in tokens]
+        return names[-1] if names and names[-1].isidentifier() else ""
+
     @staticmethod
     def _field_of(shape: CallShape) -> str | None:
         """The struct declaring the field a call goes through; for a method, the class of the
@@ -261,7 +296,9 @@ class FactWalker:
         member = native.referenced(shape.name_cursor)
         if member._kind_id == _K.FIELD_DECL.value:
             return owner_of(member)
-        return struct_name(native.object_declaration(shape.receiver)) if shape.receiver is not None else None
+        if shape.receiver is None:
+            return None
+        return struct_name(native.object_declaration(shape.receiver)) or _parameter_type(shape.receiver)
 
     def _algorithm(self, name: str, callable_: Cursor) -> None:
         """A standard algorithm handed a lambda or a function: the lambda's body is a loop's
@@ -473,13 +510,19 @@ class FactWalker:
 
     def _new(self, cursor: Cursor, _parent: Cursor) -> int:
         if (made := struct_name(native.object_declaration(cursor))) is not None:
-            self.constructs.add(made)
+            self._made(made, native.pointee(native.cursor_type(cursor)))
         return native.RECURSE
+
+    def _made(self, name: str, kind) -> None:
+        """An object of a class is made (of a class template's: with which arguments)."""
+        self.constructs.add(name)
+        if (use := template_use(kind)) is not None:
+            self.template_uses.append(use)
 
     def _variable(self, cursor: Cursor, parent: Cursor) -> int:
         name = native.spelling(cursor)
         if (made := struct_name(native.type_declaration(cursor))) is not None:
-            self.constructs.add(made)       # by value: a pointer's or a reference's type declares nothing
+            self._made(made, native.cursor_type(cursor))       # by value: a pointer's or a reference's type declares nothing
         if self._function is not None:
             self._locals.add(name)
         if parent._kind_id == _K.CXX_FOR_RANGE_STMT.value:

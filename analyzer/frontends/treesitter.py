@@ -11,10 +11,11 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate, count
 from operator import itemgetter
+from typing import Iterator
 
 from tree_sitter import Node
 
-from ..facts import (BINARY, EVERY_CALL, ClassBases, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
+from ..facts import (BINARY, EVERY_CALL, ClassBases, ClassTemplate, TemplateUse, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry,
                      shortened)
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, relevant_guards,
@@ -27,7 +28,7 @@ from .ts_names import (Nest, declared_name, definition_name, function_declarator
                        parameter_names, scope_name, text)
 from .ts_recover import recover
 from .ts_sites import Sites
-from .ts_types import DeclaredTypes, declaration_type, type_name
+from .ts_types import DeclaredTypes, template_arguments, type_name
 
 _MAX_MACRO_DEPTH = 8
 
@@ -541,13 +542,44 @@ class _FileReader:
         (`kc::CacheDB db;`) or `new T`: which overrides a call on a base class can reach."""
         if self.options.language != "c++":
             return ()
-        found = set()
+        return tuple(sorted({type_name(self.source, node) for node in self._made_types()} - {None}))
+
+    def _made_types(self) -> Iterator[Node]:
+        """The type nodes of the objects the file makes: variables declared by value, `new T`."""
         for declarator in self.captures.get("local", ()):
             named = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else declarator
-            if named is not None and named.type == "identifier" and (kind := declaration_type(self.source, declarator)):
-                found.add(kind)
-        found.update(kind for node in self.captures.get("constructed", ()) if (kind := type_name(self.source, node)))
-        return tuple(sorted(found))
+            if named is not None and named.type == "identifier" and declarator.parent is not None:
+                yield declarator.parent.child_by_field_name("type")
+        yield from self.captures.get("constructed", ())
+
+    def _templates(self) -> list[ClassTemplate]:
+        """Each class template and its parameters' names."""
+        found = []
+        for declaration in self.captures.get("template", ()):
+            parameters = declaration.child_by_field_name("parameters")
+            names = [p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
+                     if "type_parameter" in p.type else None for p in parameters.named_children]
+            kind = next(c for c in declaration.named_children if c.type in ("class_specifier", "struct_specifier"))
+            found.append(ClassTemplate(text(self.source, kind.child_by_field_name("name")),
+                                       tuple(text(self.source, n) if n is not None else "" for n in names)))
+        return found
+
+    def _template_uses(self) -> list[TemplateUse]:
+        """The aliases of class templates with their arguments, and the objects made of one."""
+        found = []
+        for node in self.captures.get("alias", ()):
+            if node.type == "type_definition":
+                use, alias = template_arguments(self.source, node.child_by_field_name("type")), \
+                    node.child_by_field_name("declarator")
+            else:
+                use, alias = template_arguments(self.source, node.child_by_field_name("type").child_by_field_name("type")), \
+                    node.child_by_field_name("name")
+            if use is not None and alias is not None:
+                found.append(TemplateUse(use[0], use[1:], text(self.source, alias)))
+        for node in self._made_types():
+            if (use := template_arguments(self.source, node)) is not None:
+                found.append(TemplateUse(use[0], use[1:]))
+        return found
 
     def _classes(self) -> list[ClassBases]:
         """Each class with a base class clause, and the names of its bases."""
@@ -701,6 +733,7 @@ class _FileReader:
             table_entries=tuple(self._table_entries()), struct_fields=tuple(self._struct_fields()),
             type_aliases=tuple(self._type_aliases()),
             classes=tuple(self._classes()), constructs=self._constructs(),
+            templates=tuple(self._templates()), template_uses=tuple(dict.fromkeys(self._template_uses())),
             guards=relevant_guards(self._guards(conv), calls, assignments),
             branches=tuple(self.span(node) for node in self.captures.get("branch", ())),
             comments=tuple(self._comments()), lines=self.lines.count)

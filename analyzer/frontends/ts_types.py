@@ -33,6 +33,19 @@ def type_name(source: bytes, node: Node | None) -> str | None:
     return None
 
 
+def template_arguments(source: bytes, node: Node | None) -> tuple[str, str, ...] | None:
+    """(template, arguments...) of a type node that names a class template with its arguments
+    (`PlantDB<CacheDB, BasicDB::TYPEGRASS>` -> PlantDB, CacheDB, ""): each argument's class or
+    typedef name, "" for a value or a type that names none; None for any other type."""
+    if node is not None and node.type == "qualified_identifier":
+        node = node.child_by_field_name("name")
+    if node is None or node.type != "template_type" or (arguments := node.child_by_field_name("arguments")) is None:
+        return None
+    named = [type_name(source, a.child_by_field_name("type")) if a.type == "type_descriptor" else None
+             for a in arguments.named_children]
+    return (text(source, node.child_by_field_name("name")), *(n or "" for n in named))
+
+
 def declaration_type(source: bytes, declarator: Node) -> str | None:
     """The type name of the declaration (or parameter, or field) a declarator belongs to."""
     owner = declarator.parent

@@ -27,3 +27,9 @@
   operator: "<<"
   right: (_) @_manipulator.name
   (#match? @_manipulator.name "^(std::)?(@FLUSHING_MANIPULATORS@)$")) @manipulator
+; Class templates, and the places a template is named with its arguments (an alias, an object
+; made of it): which classes a member of a template-parameter type may be.
+(template_declaration parameters: (template_parameter_list) (class_specifier name: (_) body: (_))) @template
+(template_declaration parameters: (template_parameter_list) (struct_specifier name: (_) body: (_))) @template
+(type_definition type: (template_type) declarator: (type_identifier)) @alias
+(alias_declaration type: (type_descriptor type: (template_type))) @alias
