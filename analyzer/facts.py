@@ -274,10 +274,11 @@ class ClassBases:
 
 
 @dataclass(frozen=True)
-class ClassTemplate:
-    """A C++ class template defined in the file and the names of its type parameters, in order:
-    a member declared with one (`BASEDB db_;` in `template <class BASEDB, ...> class PlantDB`)
-    holds an object of the class a use of the template gives in that place."""
+class Template:
+    """A C++ class or function template defined in the file, and its parameters' names in
+    order: a member or local declared with one (`BASEDB db_;` in `template <class BASEDB, ...>
+    class PlantDB`, `PROTODB db;` in `template <class PROTODB> int64_t procorder(...)`) holds an
+    object of the class a use of the template gives in that place."""
 
     name: str
     parameters: tuple[str, ...]     # "" for a parameter that is not a type's
@@ -285,13 +286,15 @@ class ClassTemplate:
 
 @dataclass(frozen=True)
 class TemplateUse:
-    """A C++ class template named with its arguments: by an alias (`typedef PlantDB<CacheDB,
-    TYPEGRASS> GrassDB;`, `using GrassDB = ...`), or as the class of an object the file makes
-    (`Layered<Disk> db;`, `new Layered<Disk>`, no alias)."""
+    """A C++ template named with its arguments: a class template by an alias (`typedef
+    PlantDB<CacheDB, TYPEGRASS> GrassDB;`, `using GrassDB = ...`) or as the class of an object
+    the file makes (`Layered<Disk> db;`, `new Layered<Disk>`: made), a function template by a
+    call (`procorder<kc::ProtoTreeDB>(...)`)."""
 
     template: str
     arguments: tuple[str, ...]      # each argument's class or typedef name ("" for any other argument)
     alias: str | None = None
+    made: bool = False
 
 
 @dataclass(frozen=True)
@@ -314,7 +317,7 @@ class FileFacts:
     type_aliases: tuple[tuple[str, str], ...] = ()
     classes: tuple[ClassBases, ...] = ()
     constructs: tuple[str, ...] = ()   # C++: the classes the file makes objects of (by value, `new`)
-    templates: tuple[ClassTemplate, ...] = ()
+    templates: tuple[Template, ...] = ()
     template_uses: tuple[TemplateUse, ...] = ()
     guards: tuple[Guard, ...] = ()
     # Code that runs on some paths through its function only: the then- and else-branches of
@@ -344,7 +347,7 @@ class FrontendError(Exception):
 
 __all__ = [
     "Span", "Expr", "TEXT_LIMIT", "shortened", "spelled", "Scoped", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
-    "StructFields", "ClassBases", "ClassTemplate", "TemplateUse", "FileFacts",
+    "StructFields", "ClassBases", "Template", "TemplateUse", "FileFacts",
     "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT", "STEP_OPS",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

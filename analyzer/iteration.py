@@ -401,8 +401,11 @@ class Iteration:
         it (PlantDB<CacheDB> holds a CacheDB: its `BASEDB db_` member)."""
         made = {}
         for path, facts in self.files.items():
-            kinds = set(facts.constructs)
-            kinds.update(argument for use in facts.template_uses if use.alias is None for argument in use.arguments)
+            kinds = {argument for use in facts.template_uses if use.made for argument in use.arguments}
+            for kind in facts.constructs:
+                # `PROTODB db;` in a function template: what its calls give PROTODB
+                kinds.update(next((self._arguments_of(template.name, template.parameters.index(kind), path)
+                                   for template in facts.templates if kind in template.parameters), {kind}))
             if kinds:
                 made[path] = frozenset().union(*(self._unaliased(kind) for kind in kinds if kind))
         return made
@@ -420,31 +423,42 @@ class Iteration:
         return {use.alias: use for facts in self.files.values() for use in facts.template_uses if use.alias}
 
     def _template_arguments_for(self, parameter: str, function: str | None) -> frozenset[str]:
-        """When `parameter` is a type parameter of the class template whose method `function`
-        is, the classes the program's uses of that template give it (`BASEDB db_;` of
-        PlantDB: CacheDB, DirDB and HashDB, by kyotocabinet's aliases); else none."""
-        template = _owner(function or "")
-        index = next((i for parameters in self._template_parameters.get(template, ())
-                      for i, name in enumerate(parameters) if name == parameter), None)
-        if index is None:
-            return frozenset()
-        return frozenset().union(*(self._unaliased(use.arguments[index]) for use in self._template_uses.get(template, ())
-                                   if index < len(use.arguments) and use.arguments[index]))
+        """When `parameter` is a type parameter of `function` (a function template) or of the
+        class template whose method it is, the classes the program's uses of that template
+        give it (`BASEDB db_;` of PlantDB: CacheDB, DirDB and HashDB, by kyotocabinet's
+        aliases); else none."""
+        for template in (function.split("::")[-1] if function else None, _owner(function or "")):
+            found = [(where, i) for where, parameters in self._template_parameters.get(template, ())
+                     for i, name in enumerate(parameters) if name == parameter]
+            if found:
+                return frozenset().union(*(self._unaliased(kind) for where, index in found
+                                           for kind in self._arguments_of(template, index, where)))
+        return frozenset()
+
+    def _arguments_of(self, template: str, index: int, path: str) -> set[str]:
+        """The classes the program's uses of a template defined in `path` give its parameter at
+        `index`: the uses in that file, and in files that define no template of that name (a
+        static function template of one driver is not another's)."""
+        return {use.arguments[index] for where, use in self._template_uses.get(template, ())
+                if index < len(use.arguments) and use.arguments[index]
+                and (where == path or not any(w == where for w, _ in self._template_parameters.get(template, ())))}
 
     @cached_property
-    def _template_parameters(self) -> dict[str, list[tuple[str, ...]]]:
-        found: dict[str, list[tuple[str, ...]]] = defaultdict(list)
-        for facts in self.files.values():
+    def _template_parameters(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+        """Per template name, (file, parameters) of each definition."""
+        found: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
+        for path, facts in self.files.items():
             for template in facts.templates:
-                found[template.name].append(template.parameters)
+                found[template.name].append((path, template.parameters))
         return found
 
     @cached_property
-    def _template_uses(self) -> dict[str, list[TemplateUse]]:
-        found: dict[str, list[TemplateUse]] = defaultdict(list)
-        for facts in self.files.values():
+    def _template_uses(self) -> dict[str, list[tuple[str, TemplateUse]]]:
+        """Per template name, (file, use) of each use."""
+        found: dict[str, list[tuple[str, TemplateUse]]] = defaultdict(list)
+        for path, facts in self.files.items():
             for use in facts.template_uses:
-                found[use.template].append(use)
+                found[use.template].append((path, use))
         return found
 
     def runs_unmade_class(self, path: str, via: tuple[Call, ...]) -> bool:

@@ -61,6 +61,8 @@ def _lib() -> CDLL:
         ("clang_getTypedefDeclUnderlyingType", [Cursor], Type),
         ("clang_Type_getNumTemplateArguments", [Type], c_int),
         ("clang_Type_getTemplateArgumentAsType", [Type, c_uint], Type),
+        ("clang_Cursor_getNumTemplateArguments", [Cursor], c_int),
+        ("clang_Cursor_getTemplateArgumentType", [Cursor, c_uint], Type),
         ("clang_getCursorSemanticParent", [Cursor], Cursor),
         ("clang_isCursorDefinition", [Cursor], c_uint),
         ("clang_Cursor_getVarDeclInitializer", [Cursor], Cursor),
@@ -209,6 +211,26 @@ def template_arguments(kind: Type) -> tuple[Cursor | None, list[Cursor | None]] 
         return None if lib.clang_Cursor_isNull(found) else found
     return declaration(canonical), [declaration(lib.clang_Type_getTemplateArgumentAsType(canonical, i))
                                     for i in range(count)]
+
+
+def call_template_arguments(function: Cursor) -> list[Type]:
+    """For a function template's specialization, the type of each argument (an invalid type for
+    a value); none for any other function."""
+    lib = _lib()
+    return [lib.clang_Cursor_getTemplateArgumentType(function, i)
+            for i in range(max(0, lib.clang_Cursor_getNumTemplateArguments(function)))]
+
+
+def declaration_of(kind: Type) -> Cursor | None:
+    """The declaration of a type, typedefs resolved."""
+    lib = _lib()
+    found = lib.clang_getTypeDeclaration(lib.clang_getCanonicalType(kind))
+    return None if lib.clang_Cursor_isNull(found) else found
+
+
+def canonical_spelling(kind: Type) -> str:
+    lib = _lib()
+    return _string(lib.clang_getTypeSpelling(lib.clang_getCanonicalType(kind)))
 
 
 def identity(cursor: Cursor) -> int:

@@ -16,7 +16,7 @@ from typing import Callable
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit
 
-from ..facts import (EVERY_CALL, ClassBases, ClassTemplate, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
+from ..facts import (EVERY_CALL, ClassBases, Template, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span, TemplateUse, shortened)
 from ..frequency import (ALGORITHMS, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
                          may_bound, may_matter, trace_off)
@@ -90,6 +90,7 @@ class FactWalker:
         self._tu = tu
         self._path = path
         self._wanted = options.argument_callees
+        self._cpp = options.language == "c++"
         self._file = native.MainFile(tu, path, source)
         self.exprs = ExprBuilder(self._file, source)
         self.functions: list[Function] = []
@@ -100,7 +101,7 @@ class FactWalker:
         self.field_bindings: list[FieldBinding] = []
         self.classes: list[ClassBases] = []
         self.constructs: set[str] = set()   # classes made by value or with new (FileFacts.constructs)
-        self.templates: list[ClassTemplate] = []
+        self.templates: list[Template] = []
         self.template_uses: list[TemplateUse] = []
         self._table: str | None = None     # the file-scope variable being initialised
         self._table_lists: set[int] = set()  # the lists of its elements, when it is an array of tables
@@ -154,12 +155,12 @@ class FactWalker:
             if bases and (name := native.spelling(cursor)):
                 self.classes.append(ClassBases(name, bases))
             if kind == _K.CLASS_TEMPLATE.value:
-                self.templates.append(ClassTemplate(native.spelling(cursor), tuple(
-                    native.spelling(child) if child._kind_id == _K.TEMPLATE_TYPE_PARAMETER.value else ""
-                    for child in children if child._kind_id in _TEMPLATE_PARAMETERS)))
+                self._template(cursor, children)
             for child in children:
                 self._declaration(child)
         elif kind in _FUNCTIONS and native.is_definition(cursor):
+            if kind == _K.FUNCTION_TEMPLATE.value:
+                self._template(cursor, native.children(cursor))
             self._definition(cursor)
         elif kind in _ALIASES:
             if (use := template_use(native.aliased_type(cursor))) is not None:
@@ -168,6 +169,11 @@ class FactWalker:
             self._table = native.spelling(cursor)     # a table's initialiser binds its fields
             self._walk_from(cursor)
             self._table, self._table_lists = None, set()
+
+    def _template(self, cursor: Cursor, children: list[Cursor]) -> None:
+        self.templates.append(Template(native.spelling(cursor), tuple(
+            native.spelling(child) if child._kind_id == _K.TEMPLATE_TYPE_PARAMETER.value else ""
+            for child in children if child._kind_id in _TEMPLATE_PARAMETERS)))
 
     def _definition(self, cursor: Cursor) -> None:
         name = native.spelling(cursor)
@@ -255,6 +261,8 @@ class FactWalker:
         if not shape.callee and shape.via_field:
             shape.callee = self._dependent_member(shape.name_cursor)
         target = self._target(shape)
+        if self._cpp and shape.name_cursor is not None:
+            self._template_call(native.referenced(shape.name_cursor))
         if target is not None and target.startswith("std::") and shape.callee in ALGORITHMS and shape.arguments:
             self._algorithm(shape.callee, shape.arguments[-1])
         start, end = self._file.extent(cursor)
@@ -281,6 +289,22 @@ class FactWalker:
             field_of=self._field_of(shape) if shape.via_field else None,
         ))
         return native.RECURSE
+
+    def _template_call(self, function: Cursor) -> None:
+        """A call of a function template's specialization: the arguments it gives the template.
+        One that is itself a class template's specialization is named by its spelling
+        (`Layered<Disk>`), with an alias use saying its template and arguments, as a typedef's
+        name would (libclang gives the argument's canonical type, not the typedef it was written as)."""
+        if function._kind_id != _K.FUNCTION_DECL.value or not (kinds := native.call_template_arguments(function)):
+            return
+        names = []
+        for kind in kinds:
+            if (use := template_use(kind)) is not None:
+                names.append(native.canonical_spelling(kind))
+                self.template_uses.append(replace(use, alias=names[-1]))
+            else:
+                names.append(struct_name(native.declaration_of(kind)) or "")
+        self.template_uses.append(TemplateUse(native.spelling(function), tuple(names)))
 
     def _dependent_member(self, member: Cursor) -> str:
         """The member a template calls on an object of a parameter's type (`inner_.commit()`
@@ -517,11 +541,11 @@ class FactWalker:
         """An object of a class is made (of a class template's: with which arguments)."""
         self.constructs.add(name)
         if (use := template_use(kind)) is not None:
-            self.template_uses.append(use)
+            self.template_uses.append(replace(use, made=True))
 
     def _variable(self, cursor: Cursor, parent: Cursor) -> int:
         name = native.spelling(cursor)
-        if (made := struct_name(native.type_declaration(cursor))) is not None:
+        if (made := struct_name(native.type_declaration(cursor)) or _parameter_type(cursor)) is not None:
             self._made(made, native.cursor_type(cursor))       # by value: a pointer's or a reference's type declares nothing
         if self._function is not None:
             self._locals.add(name)

@@ -15,7 +15,7 @@ from typing import Iterator
 
 from tree_sitter import Node
 
-from ..facts import (BINARY, EVERY_CALL, ClassBases, ClassTemplate, TemplateUse, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
+from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry,
                      shortened)
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, relevant_guards,
@@ -552,16 +552,22 @@ class _FileReader:
                 yield declarator.parent.child_by_field_name("type")
         yield from self.captures.get("constructed", ())
 
-    def _templates(self) -> list[ClassTemplate]:
-        """Each class template and its parameters' names."""
+    def _templates(self) -> list[Template]:
+        """Each class or function template and its parameters' names."""
         found = []
         for declaration in self.captures.get("template", ()):
             parameters = declaration.child_by_field_name("parameters")
             names = [p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
                      if "type_parameter" in p.type else None for p in parameters.named_children]
-            kind = next(c for c in declaration.named_children if c.type in ("class_specifier", "struct_specifier"))
-            found.append(ClassTemplate(text(self.source, kind.child_by_field_name("name")),
-                                       tuple(text(self.source, n) if n is not None else "" for n in names)))
+            defined = next(c for c in declaration.named_children
+                           if c.type in ("class_specifier", "struct_specifier", "function_definition"))
+            name = defined.child_by_field_name("name") if defined.type != "function_definition" else \
+                function_declarator(defined)
+            if name is not None and name.type == "function_declarator":
+                name = name.child_by_field_name("declarator")
+            if name is not None:
+                found.append(Template(scope_name(self.source, name).split("::")[-1],
+                                      tuple(text(self.source, n) if n is not None else "" for n in names)))
         return found
 
     def _template_uses(self) -> list[TemplateUse]:
@@ -578,7 +584,10 @@ class _FileReader:
                 found.append(TemplateUse(use[0], use[1:], text(self.source, alias)))
         for node in self._made_types():
             if (use := template_arguments(self.source, node)) is not None:
-                found.append(TemplateUse(use[0], use[1:]))
+                found.append(TemplateUse(use[0], use[1:], made=True))
+        for node in self.captures.get("template.call", ()):
+            if (use := template_arguments(self.source, node)) is not None:
+                found.append(TemplateUse(*use[:1], use[1:]))
         return found
 
     def _classes(self) -> list[ClassBases]:

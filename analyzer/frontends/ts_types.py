@@ -34,12 +34,14 @@ def type_name(source: bytes, node: Node | None) -> str | None:
 
 
 def template_arguments(source: bytes, node: Node | None) -> tuple[str, str, ...] | None:
-    """(template, arguments...) of a type node that names a class template with its arguments
-    (`PlantDB<CacheDB, BasicDB::TYPEGRASS>` -> PlantDB, CacheDB, ""): each argument's class or
-    typedef name, "" for a value or a type that names none; None for any other type."""
+    """(template, arguments...) of a node that names a class template with its arguments
+    (`PlantDB<CacheDB, BasicDB::TYPEGRASS>` -> PlantDB, CacheDB, ""), or a function template
+    (`procorder<kc::ProtoTreeDB>`): each argument's class or typedef name, "" for a value or a
+    type that names none; None for anything else."""
     if node is not None and node.type == "qualified_identifier":
         node = node.child_by_field_name("name")
-    if node is None or node.type != "template_type" or (arguments := node.child_by_field_name("arguments")) is None:
+    if node is None or node.type not in ("template_type", "template_function") \
+            or (arguments := node.child_by_field_name("arguments")) is None:
         return None
     named = [type_name(source, a.child_by_field_name("type")) if a.type == "type_descriptor" else None
              for a in arguments.named_children]

@@ -27,9 +27,13 @@
   operator: "<<"
   right: (_) @_manipulator.name
   (#match? @_manipulator.name "^(std::)?(@FLUSHING_MANIPULATORS@)$")) @manipulator
-; Class templates, and the places a template is named with its arguments (an alias, an object
-; made of it): which classes a member of a template-parameter type may be.
+; Class and function templates, and the places a template is named with its arguments (an
+; alias, an object made of it, a call): which classes a member or local of a template
+; parameter's type may be.
 (template_declaration parameters: (template_parameter_list) (class_specifier name: (_) body: (_))) @template
 (template_declaration parameters: (template_parameter_list) (struct_specifier name: (_) body: (_))) @template
+(template_declaration parameters: (template_parameter_list) (function_definition)) @template
+(call_expression function: (template_function) @template.call)
+(call_expression function: (qualified_identifier name: (template_function) @template.call))
 (type_definition type: (template_type) declarator: (type_identifier)) @alias
 (alias_declaration type: (type_descriptor type: (template_type))) @alias
