@@ -483,6 +483,19 @@ class Iteration:
                 return True
         return False
 
+    def runs_in_another_program(self, path: str, via: tuple[Call, ...]) -> bool:
+        """Whether a call on the way from a loop in `path` runs a function of another program:
+        one defined in another file that defines main(), when the loop's file defines its own.
+        Two files with a main() each are two executables, and neither process runs the other's
+        code (a test driver's loop does not run an example program's visitor, however alike
+        their classes are named)."""
+        mains = self._main_files
+        return path in mains and any(step.span.path in mains and step.span.path != path for step in via[1:])
+
+    @cached_property
+    def _main_files(self) -> frozenset[str]:
+        return frozenset(where for where, fn in self._functions.get("main", ()) if fn.qualified == "main")
+
     def _hierarchy(self, name: str) -> frozenset[str]:
         """Every class related to this one by derivation: its ancestors' descendants."""
         return frozenset().union(*(self.derived_classes(root) for root in self._ancestors(name)
@@ -1303,7 +1316,8 @@ class Iteration:
                     or self._on_way_out(deeper) or self._gives_up(deeper) or (every_iteration and self.batched(deeper)) \
                     or self._ruled_out(call.via, level):
                 return None
-        if any(self.runs_once(c, loop) for c in (*chain, operation)) or self.runs_unmade_class(loop.span.path, call.via):
+        if any(self.runs_once(c, loop) for c in (*chain, operation)) or self.runs_unmade_class(loop.span.path, call.via) \
+                or self.runs_in_another_program(loop.span.path, call.via):
             return None
         return HotPath(loop, chain, operation if chain else None)
 
