@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .program import Key, Program
 
 INVARIANT, AFFINE, SCATTERED = 0, 1, 2
+PAGE_SHIFT = 12      # 4 KiB pages: what one store dirties
 
 # Whether a variable (an expression naming it, in a function) holds a place offsets are counted
 # from, whose own change does not scatter them (a mapping's start, mapped again).
@@ -59,6 +60,7 @@ class Variation:
 
     ORDER_PRESERVING = {"+", "-"}
     SCALING = {"*", "<<", "/"}   # by a loop-invariant factor, a stride
+    WRAPPING = {"%", "&"}        # by a loop-invariant modulus or mask: around a ring
 
     def __init__(self, program: Program, path: str, function: str | None, loop: Span | None,
                  anchored: Anchored | None = None, region: Region | None = None,
@@ -108,6 +110,8 @@ class Variation:
                 return max(left, right)
             if expr.op in self.SCALING:
                 return max(left, right) if INVARIANT in (left, right) else SCATTERED
+            if expr.op in self.WRAPPING and left == AFFINE and right == INVARIANT and not self._page_strides(kids[0]):
+                return AFFINE   # `i % n`, `off & (size - 1)`: a ring buffer's slots, in order
             return INVARIANT if left == right == INVARIANT else SCATTERED
         if expr.kind == COND:
             return max(self.of(k) for k in kids)
@@ -125,6 +129,20 @@ class Variation:
         if expr.kind == IDENTIFIER:
             return self._variable(expr)
         return max((self.of(k) for k in kids), default=INVARIANT)
+
+    def _page_strides(self, expr: Expr | None) -> bool:
+        """Whether a sequential value moves by a page or more per step of its counter (`i *
+        7919`, `n << 12`): wrapped around a ring, it lands on another page each time, in an
+        order that spreads over the whole ring (a multiplicative hash of the counter)."""
+        expr = strip(expr)
+        if expr is None or expr.kind != BINARY or len(expr.children) != 2:
+            return False
+        if expr.op in self.ORDER_PRESERVING:
+            return any(self._page_strides(k) for k in expr.children)
+        factors = [self.program.constant(k) for k in expr.children]
+        if expr.op == "<<" and factors[1] is not None:
+            return factors[1] >= PAGE_SHIFT
+        return expr.op == "*" and any(f is not None and abs(f) >= 1 << PAGE_SHIFT for f in factors)
 
     def _variable(self, expr: Expr) -> int:
         key = self.program.key(expr, self.path, self.function)

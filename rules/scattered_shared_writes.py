@@ -4,8 +4,12 @@
 Reports a store (`=`, `op=`, `++`/`--`, or the destination of
 `memset`/`memcpy`/`memmove`) through a pointer into a writable `MAP_SHARED`
 file-backed mapping, when the store runs per iteration of a loop and its offset
-is scattered: hashed, random, taken modulo, or loaded from data (`p[idx[i]]`),
-or a recurrence such as a linear congruential step.
+is scattered: hashed, random, taken modulo of something that is not a counter,
+or loaded from data (`p[idx[i]]`), or a recurrence such as a linear congruential
+step. A counter taken modulo or masked (`map[i % len]`, `slots[(head + i) &
+(size - 1)]`) walks a ring buffer in order, as an append does: scattered only
+when the counter is scaled by a page (4 KiB) or more before it wraps
+(`map[(i * 7919) % len]`, a pseudo-random permutation).
 A store is into the mapping when every known source of its pointer's value is
 that mapping: an mmap's result, a pointer computed from it
 (`uint64_t *slots = (uint64_t *)base;`, `q = base + off`, `&t[h]`), or what the
