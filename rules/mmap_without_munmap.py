@@ -7,7 +7,10 @@ calls away: a leak grows with every repetition, however coarse; the finding
 points at the call in the loop body that leads to it) when no `munmap()`
 in the analyzed code can receive the mapping: none is handed the variable the
 mapping went to, nor a variable, field or array it was copied into
-(`segs[n] = p` then `munmap(segs[i], len)` counts as released). A `munmap()` of
+(`segs[n] = p` then `munmap(segs[i], len)` counts as released). An `munmap()`
+of the local the loop assigns each new mapping to, made after that loop and
+outside it, releases only the last mapping and does not count (nor does another
+loop's own `p` of the same name). A `munmap()` of
 something the rule cannot trace (a function parameter, a range-for element) is
 taken to release every mapping that escapes what the rule follows (returned,
 either branch of `return p == MAP_FAILED ? NULL : p` included; stored through a
@@ -86,18 +89,20 @@ def check(program: Program):
     flows = _flows(program)
     # however deep the call that maps: a leak grows with every repetition, however coarse
     mappings = [program.mapping(call) for call in program.calls(*MMAP_CALLS, deep=True)]
-    holders = {m.call: _reachable(flows, _holder(program, m.call.result, m.call.span.path,
-                                                 m.call.function)) for m in mappings}
+    # a mapping a function of the program makes is held where its call puts it, and where the
+    # function itself keeps it (`segs[n].p = p` of a map_seg() whose result the caller drops)
+    holders = {m.call: set().union(*(_reachable(flows, _holder(program, c.result, c.span.path, c.function))
+                                     for c in {m.call, m.call.operation})) for m in mappings}
     traced = set().union(*holders.values()) if holders else set()
     unmaps = [(u, _holder(program, u.arg(0), u.span.path, u.function)) for u in program.calls(*UNMAPS)]
     untraced = [u for u, key in unmaps if key is None or key not in traced]
-    unmapped = {key for _, key in unmaps}
     inserted = {_holder(program, arg, c.span.path, c.function)
                 for c in program.written_calls(*INSERTS) for arg in c.args or ()}
     escaped = inserted | _returned(program)
     for mapping in mappings:
         held = holders[mapping.call]
-        if "MAP_FIXED" in mapping.flags or held & unmapped:
+        if "MAP_FIXED" in mapping.flags or any(_releases(program, mapping, u, key) for u, key in unmaps
+                                               if key in held):
             continue
         if untraced and _reaches_untraced(program, mapping, held, escaped, untraced):
             continue
@@ -114,6 +119,18 @@ def check(program: Program):
             params={"size": size} if size else {},
             operation=hot.operation_span,
         )
+
+
+def _releases(program: Program, mapping: Mapping, unmap: Call, key: Key) -> bool:
+    """Whether an munmap of a variable that holds the mapping releases each mapping the call
+    makes: not when the variable is the local the mmap's loop assigns anew on every iteration
+    and the munmap runs after that loop, outside it (it releases the last mapping only: `for
+    (...) { p = mmap(...); ... }` then `munmap(p, len)`, or another loop's own `p`)."""
+    call = mapping.call
+    if call.via or key != program.key(call.result, call.span.path, call.function) or key[0] != "local":
+        return True
+    return (unmap.span.path, unmap.function) != (call.span.path, call.function) \
+        or set(call.loops) <= set(unmap.loops)
 
 
 def _reaches_untraced(program: Program, mapping: Mapping, held: set[Key], escaped: set[Key],
