@@ -14,7 +14,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from clang.cindex import Cursor, CursorKind, TranslationUnit
+from clang.cindex import Cursor, CursorKind, TranslationUnit, TypeKind
 
 from ..facts import (EVERY_CALL, ClassBases, Template, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span, TemplateUse, shortened)
@@ -48,6 +48,8 @@ def _parameter_type(receiver: Cursor) -> str | None:
     """The template parameter an object is declared with (`BASEDB db_;` in a class template:
     BASEDB), whose class the template's uses give (Iteration); libclang leaves such a type
     unexposed, and only the declaration's type reference names the parameter."""
+    if native.cursor_type(receiver)._kind_id != TypeKind.UNEXPOSED.value:
+        return None     # a type libclang knows (int, a class, a pointer), not a parameter's
     declared = native.referenced(receiver)
     if declared._kind_id not in (_K.FIELD_DECL.value, _K.VAR_DECL.value, _K.PARM_DECL.value):
         return None
@@ -200,13 +202,17 @@ class FactWalker:
         return "::".join(reversed(names))
 
     def _target(self, shape: CallShape) -> str | None:
-        """The qualified name of the function a call resolves to."""
+        """The qualified name of the function a call resolves to (and, in C++, the arguments a
+        function template's specialization gives the template: _template_call)."""
         if shape.name_cursor is None:
             return None
         function = native.referenced(shape.name_cursor)
         if function._kind_id not in _FUNCTIONS:
             return None
-        return self._qualified(function, native.spelling(function))
+        name = native.spelling(function)
+        if self._cpp and function._kind_id == _K.FUNCTION_DECL.value:
+            self._template_call(function, name)
+        return self._qualified(function, name)
 
     def _walk_from(self, cursor: Cursor) -> None:
         """Handle a file-scope cursor itself, then what is under it."""
@@ -261,8 +267,6 @@ class FactWalker:
         if not shape.callee and shape.via_field:
             shape.callee = self._dependent_member(shape.name_cursor)
         target = self._target(shape)
-        if self._cpp and shape.name_cursor is not None:
-            self._template_call(native.referenced(shape.name_cursor))
         if target is not None and target.startswith("std::") and shape.callee in ALGORITHMS and shape.arguments:
             self._algorithm(shape.callee, shape.arguments[-1])
         start, end = self._file.extent(cursor)
@@ -290,12 +294,12 @@ class FactWalker:
         ))
         return native.RECURSE
 
-    def _template_call(self, function: Cursor) -> None:
+    def _template_call(self, function: Cursor, name: str) -> None:
         """A call of a function template's specialization: the arguments it gives the template.
         One that is itself a class template's specialization is named by its spelling
         (`Layered<Disk>`), with an alias use saying its template and arguments, as a typedef's
         name would (libclang gives the argument's canonical type, not the typedef it was written as)."""
-        if function._kind_id != _K.FUNCTION_DECL.value or not (kinds := native.call_template_arguments(function)):
+        if not (kinds := native.call_template_arguments(function)):
             return
         names = []
         for kind in kinds:
@@ -304,7 +308,7 @@ class FactWalker:
                 self.template_uses.append(replace(use, alias=names[-1]))
             else:
                 names.append(struct_name(native.declaration_of(kind)) or "")
-        self.template_uses.append(TemplateUse(native.spelling(function), tuple(names)))
+        self.template_uses.append(TemplateUse(name, tuple(names)))
 
     def _dependent_member(self, member: Cursor) -> str:
         """The member a template calls on an object of a parameter's type (`inner_.commit()`
@@ -313,8 +317,7 @@ class FactWalker:
             names = [tokens.spelling(token) for token in tokens]
         return names[-1] if names and names[-1].isidentifier() else ""
 
-    @staticmethod
-    def _field_of(shape: CallShape) -> str | None:
+    def _field_of(self, shape: CallShape) -> str | None:
         """The struct declaring the field a call goes through; for a method, the class of the
         object it is called on (`db_->set()` on a CacheDB runs CacheDB's set, or an override's)."""
         member = native.referenced(shape.name_cursor)
@@ -322,7 +325,8 @@ class FactWalker:
             return owner_of(member)
         if shape.receiver is None:
             return None
-        return struct_name(native.object_declaration(shape.receiver)) or _parameter_type(shape.receiver)
+        return struct_name(native.object_declaration(shape.receiver)) or (
+            _parameter_type(shape.receiver) if self._cpp else None)
 
     def _algorithm(self, name: str, callable_: Cursor) -> None:
         """A standard algorithm handed a lambda or a function: the lambda's body is a loop's
@@ -545,7 +549,8 @@ class FactWalker:
 
     def _variable(self, cursor: Cursor, parent: Cursor) -> int:
         name = native.spelling(cursor)
-        if (made := struct_name(native.type_declaration(cursor)) or _parameter_type(cursor)) is not None:
+        if (made := struct_name(native.type_declaration(cursor)) or (
+                _parameter_type(cursor) if self._cpp else None)) is not None:
             self._made(made, native.cursor_type(cursor))       # by value: a pointer's or a reference's type declares nothing
         if self._function is not None:
             self._locals.add(name)
