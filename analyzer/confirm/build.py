@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .errors import ConfirmError
 from .manifest import COMMON_DIR, Entry, corpus_root
+from .run import execute
 
 CFLAGS = ("-O2", "-pthread")
 COMPILE_TIMEOUT_S = 120
@@ -108,7 +109,8 @@ def _compile(entry: Entry, compiler: Compiler, sources: dict[str, bytes], target
         out = Path(work) / entry.name / entry.name
         cmd = [compiler.path, *CFLAGS, "-o", str(out), str(Path(work) / entry.name / entry.source_name)]
         try:
-            result = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+            # as a reproducer is run: a signal ends the compiler's whole group, never mid-wait
+            result = execute(cmd, Path(work), COMPILE_TIMEOUT_S)
         except subprocess.TimeoutExpired as exc:
             raise ConfirmError(f"compiling {entry.name} took over {COMPILE_TIMEOUT_S} s") from exc
         if result.returncode != 0:

@@ -144,7 +144,11 @@ def execute(cmd: list[str], cwd: Path, timeout: float, max_written: float = math
                                     text=True, start_new_session=True)
         while True:
             try:
-                out, err = proc.communicate(timeout=max(min(POLL_S, deadline - time.monotonic()), 0))
+                # a signal waits for the end of each slice (POLL_S): raised inside subprocess's
+                # wait, between its taking the child's wait lock and its `try`, it would leave the
+                # lock taken, and _end_group's wait for the child would then block forever
+                with held():
+                    out, err = proc.communicate(timeout=max(min(POLL_S, deadline - time.monotonic()), 0))
                 break
             except subprocess.TimeoutExpired:
                 if time.monotonic() >= deadline:
