@@ -439,9 +439,9 @@ class Iteration:
         """The classes the program's uses of a template defined in `path` give its parameter at
         `index`: the uses in that file, and in files that define no template of that name (a
         static function template of one driver is not another's)."""
+        defining = {where for where, _ in self._template_parameters.get(template, ())}
         return {use.arguments[index] for where, use in self._template_uses.get(template, ())
-                if index < len(use.arguments) and use.arguments[index]
-                and (where == path or not any(w == where for w, _ in self._template_parameters.get(template, ())))}
+                if index < len(use.arguments) and use.arguments[index] and (where == path or where not in defining)}
 
     @cached_property
     def _template_parameters(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
@@ -474,11 +474,10 @@ class Iteration:
             return False
         for call, inner in zip(via, via[1:]):
             owner = _owner(inner.function or "") if call.via_field else None
-            if owner is None or owner not in self._bases and owner not in self._subclasses:
+            if not self._in_hierarchy(owner):
                 continue
             static = self.struct_of(call.field_of)
-            known = static is not None and (static in self._bases or static in self._subclasses)
-            kinds = made & (self.derived_classes(static) if known else self._hierarchy(owner))
+            kinds = made & (self.derived_classes(static) if self._in_hierarchy(static) else self._hierarchy(owner))
             if kinds and not any(owner in self._ancestors(kind) for kind in kinds):
                 return True
         return False
@@ -495,6 +494,10 @@ class Iteration:
     @cached_property
     def _main_files(self) -> frozenset[str]:
         return frozenset(where for where, fn in self._functions.get("main", ()) if fn.qualified == "main")
+
+    def _in_hierarchy(self, name: str | None) -> bool:
+        """Whether a class derives from another or another derives from it."""
+        return name is not None and (name in self._bases or name in self._subclasses)
 
     def _hierarchy(self, name: str) -> frozenset[str]:
         """Every class related to this one by derivation: its ancestors' descendants."""

@@ -205,12 +205,8 @@ def template_arguments(kind: Type) -> tuple[Cursor | None, list[Cursor | None]] 
     count = lib.clang_Type_getNumTemplateArguments(canonical)
     if count <= 0:
         return None
-
-    def declaration(of: Type) -> Cursor | None:
-        found = lib.clang_getTypeDeclaration(lib.clang_getCanonicalType(of))
-        return None if lib.clang_Cursor_isNull(found) else found
-    return declaration(canonical), [declaration(lib.clang_Type_getTemplateArgumentAsType(canonical, i))
-                                    for i in range(count)]
+    return declaration_of(canonical), [declaration_of(lib.clang_Type_getTemplateArgumentAsType(canonical, i))
+                                       for i in range(count)]
 
 
 def call_template_arguments(function: Cursor) -> list[Type]:

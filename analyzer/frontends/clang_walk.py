@@ -201,18 +201,13 @@ class FactWalker:
             parent = native.semantic_parent(parent)
         return "::".join(reversed(names))
 
-    def _target(self, shape: CallShape) -> str | None:
-        """The qualified name of the function a call resolves to (and, in C++, the arguments a
-        function template's specialization gives the template: _template_call)."""
+    @staticmethod
+    def _called(shape: CallShape) -> Cursor | None:
+        """The declaration of the function a call resolves to."""
         if shape.name_cursor is None:
             return None
         function = native.referenced(shape.name_cursor)
-        if function._kind_id not in _FUNCTIONS:
-            return None
-        name = native.spelling(function)
-        if self._cpp and function._kind_id == _K.FUNCTION_DECL.value:
-            self._template_call(function, name)
-        return self._qualified(function, name)
+        return function if function._kind_id in _FUNCTIONS else None
 
     def _walk_from(self, cursor: Cursor) -> None:
         """Handle a file-scope cursor itself, then what is under it."""
@@ -266,7 +261,12 @@ class FactWalker:
             return native.RECURSE
         if not shape.callee and shape.via_field:
             shape.callee = self._dependent_member(shape.name_cursor)
-        target = self._target(shape)
+        target = None
+        if (function := self._called(shape)) is not None:
+            name = native.spelling(function)
+            target = self._qualified(function, name)
+            if self._cpp and function._kind_id == _K.FUNCTION_DECL.value:
+                self._template_call(function, name)
         if target is not None and target.startswith("std::") and shape.callee in ALGORITHMS and shape.arguments:
             self._algorithm(shape.callee, shape.arguments[-1])
         start, end = self._file.extent(cursor)

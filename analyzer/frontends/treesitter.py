@@ -575,19 +575,17 @@ class _FileReader:
         found = []
         for node in self.captures.get("alias", ()):
             if node.type == "type_definition":
-                use, alias = template_arguments(self.source, node.child_by_field_name("type")), \
-                    node.child_by_field_name("declarator")
-            else:
-                use, alias = template_arguments(self.source, node.child_by_field_name("type").child_by_field_name("type")), \
-                    node.child_by_field_name("name")
-            if use is not None and alias is not None:
+                kind, alias = node.child_by_field_name("type"), node.child_by_field_name("declarator")
+            else:       # `using Alias = Template<...>;`: the type is inside a type_descriptor
+                kind, alias = node.child_by_field_name("type").child_by_field_name("type"), node.child_by_field_name("name")
+            if alias is not None and (use := template_arguments(self.source, kind)) is not None:
                 found.append(TemplateUse(use[0], use[1:], text(self.source, alias)))
         for node in self._made_types():
             if (use := template_arguments(self.source, node)) is not None:
                 found.append(TemplateUse(use[0], use[1:], made=True))
         for node in self.captures.get("template.call", ()):
             if (use := template_arguments(self.source, node)) is not None:
-                found.append(TemplateUse(*use[:1], use[1:]))
+                found.append(TemplateUse(use[0], use[1:]))
         return found
 
     def _classes(self) -> list[ClassBases]:
