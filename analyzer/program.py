@@ -377,10 +377,12 @@ class Program(Iteration):
         (heap, static or stack memory) or nothing is known of it."""
         return self.provenance.mappings_into(pointer, path, function, span)
 
-    def mapping_of(self, pointer: Expr | None, path: str, function: str | None) -> Mapping | None:
+    def mapping_of(self, pointer: Expr | None, path: str, function: str | None,
+                   span: Span | None = None) -> Mapping | None:
         """The mapping a pointer expression points into, if it comes from one (the first, by
-        where it is made, when it may be one of several)."""
-        return next(iter(self.mappings_into(pointer, path, function)), None)
+        where it is made, when it may be one of several; span: the statement it is in, where
+        it holds calls)."""
+        return next(iter(self.mappings_into(pointer, path, function, span)), None)
 
     def mapping_written_by(self, store: Store) -> Mapping | None:
         return next(iter(self.mappings_into(address_base(store.target), store.span.path, store.function,

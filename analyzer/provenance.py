@@ -18,9 +18,10 @@ pointer computed from another keeps its sources), `?:`, parameters (what every c
 program passes), returns (what a call's callee hands back), fields (what the program stores
 in that field of that struct: the frontends name a field's struct where they know it, and a
 field whose struct is not known is one per file and name) and the memory a pointer points to
-(`*out = page` in a function handed `&np`, `mc->pages[top] = mp`).  The flow is solved once
-for the whole program, by a worklist over a graph with one edge per assignment, argument and
-return value: linear in the program's size, times the few sources there are.
+(`*out = page` in a function handed `&np`, `mc->pages[top] = mp`).  The flow is a graph with
+one edge per assignment, argument and return value, solved as it grows (each place passes on
+what it gains); it is built only as far as mappings reach, and back from where a question
+finds one (Provenance): linear in what it holds, times the few sources there are.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from .expressions import through_pointer
 from .facts import (BINARY, CALL, CAST, COND, IDENTIFIER, INT, MEMBER, OTHER, RANGE_ELEMENT, STRING, SUBSCRIPT,
-                    UNARY, Assignment, Call, Expr, Function, Loop, Scoped, Span, strip)
+                    UNARY, Assignment, Call, Expr, Function, Loop, Return, Scoped, Span, strip)
 
 if TYPE_CHECKING:
     from .program import Mapping, Program
@@ -59,6 +60,7 @@ CONTAINER_INSERTS = frozenset({"push_back", "emplace_back", "push_front", "empla
                                "emplace"})
 CONTAINER_ELEMENTS = frozenset({"back", "front", "at", "top"})
 NULL_NAMES = frozenset({"NULL", "nullptr", "false", "true"})
+NAMING = frozenset({IDENTIFIER, MEMBER, CALL})      # the expressions that read a place by its name
 
 # A place in the flow graph: a variable (Program.key), a field ("member", struct, name), or
 # ("member?", path, name) when its struct is not known, ("members", name) for the field of
@@ -74,22 +76,51 @@ Atom = int | tuple[Node, Step]
 
 
 class Provenance:
+    """The flow graph, built on demand.  Most of a program never holds a mapping's address
+    (sqlite's 120k places: 5 do), so the graph is not built for it all: first every statement
+    that mmaps, then, each time a place first holds a mapping, every statement that reads a
+    place of its name (a statement reads only what its text names: a variable, a field, a
+    function it calls), until no place gains a mapping; the places that may hold one are then
+    all known, with every mapping they may hold.  What else such a place may hold (heap memory
+    makes a pointer no mapping's) is completed when a question needs it: every statement that
+    writes a place of its name, and so on back along what flows into them."""
+
     def __init__(self, program: Program) -> None:
         self.program = program
         self.mappings: list[Mapping] = list(program.mappings)
         self._ids = {_identity(m.call): FIRST_MAPPING + 2 * i for i, m in enumerate(self.mappings)}
         self._edges: dict[Node, list[tuple[Node, Step]]] = defaultdict(list)
+        self._into: dict[Node, set[Node]] = defaultdict(set)       # the places flowing into each
         self._sources: dict[Node, set[int]] = defaultdict(set)
-        self._build()
-        self._solve()
+        self._definitions = Definitions(program)
+        self._added: set[int] = set()               # the statements in the graph, by identity
+        self._complete: set[Node] = set()           # places whose every writer is in the graph
+        self._reached: list[Node] = []              # places that have just gained a mapping
+        # the names of those places, and mmap's: an expression naming none holds no mapping
+        self._mapped_names: set[str] = set()
+        if self.mappings:
+            self._mapped_names = {name for name in self._statements.readers if self._library(name) in MMAP_CALLS}
+            self._add_readers(self._mapped_names)
 
     # -- what a pointer points into ----------------------------------------------------------
 
     def sources(self, expr: Expr | None, path: str, function: str | None, span: Span | None = None) -> set[int]:
         """Every known source of an expression's value, in a function (span: the statement it is
-        in, where it holds calls)."""
+        in, where it holds calls).  Heap, static or stack memory are among them only when a
+        mapping is too: nothing else asks about them."""
+        names = _names_in(expr)
+        if self._mapped_names.isdisjoint(names) and CONTAINER_ELEMENTS.isdisjoint(names):
+            return set()        # no place it reads holds a mapping (nor calls mmap)
+        atoms = self._value(expr, path, function, span)
+        found = self._gathered(atoms)
+        if found - NOT_MAPPED:
+            self._complete_back([atom[0] for atom in atoms if not isinstance(atom, int)])
+            found = self._gathered(atoms)
+        return found
+
+    def _gathered(self, atoms: list[Atom]) -> set[int]:
         found: set[int] = set()
-        for atom in self._value(expr, path, function, span):
+        for atom in atoms:
             if isinstance(atom, int):
                 found.add(atom)
             else:
@@ -98,8 +129,8 @@ class Provenance:
 
     def pointees(self, pointer: Expr | None, path: str, function: str | None,
                  span: Span | None = None) -> tuple[tuple[Mapping, ...], bool]:
-        """The mappings a pointer may point into (or a pointer computed from them), and whether
-        it may point to other memory too (heap, static or stack)."""
+        """The mappings a pointer may point into (or a pointer computed from them), and, when
+        there are any, whether it may point to other memory too (heap, static or stack)."""
         found = self.sources(pointer, path, function, span)
         indexes = sorted({(i - FIRST_MAPPING) // 2 for i in found - NOT_MAPPED})
         return tuple(self.mappings[i] for i in indexes), bool(found & NOT_MAPPED)
@@ -118,28 +149,75 @@ class Provenance:
         mappings, elsewhere = self.pointees(pointer, path, function, span)
         return () if elsewhere else mappings
 
-    # -- the graph ---------------------------------------------------------------------------
+    # -- the graph, as far as it is needed ---------------------------------------------------
 
-    def _build(self) -> None:
-        program = self.program
-        self._definitions = Definitions(program)
-        for facts in program.files.values():
-            for a in facts.assignments:
-                if a.op not in ("=", RANGE_ELEMENT):
-                    continue
-                value = self._value(a.value, a.span.path, a.function, a.span)
-                if a.op == RANGE_ELEMENT:       # each element of the range in turn
-                    value = self._pointee(value)
-                if self._definitions.tracks(a):
-                    # what this assignment gives its local; the variable as a whole holds it too
-                    self._flow([("=", id(a))], value)
-                    self._edges[("=", id(a))].append((self.program.key(a.target, a.span.path, a.function), None))
-                else:
-                    self._flow(self._places(a.target, a.span.path, a.function), value)
-            for r in facts.returns:
-                self._flow([("return", r.span.path, r.function)], self._value(r.value, r.span.path, r.function, r.span))
-            for call in facts.calls:
-                self._arguments(call)
+    @cached_property
+    def _statements(self) -> Statements:
+        return Statements(self.program, self._targets)
+
+    def _add_readers(self, names: Iterable[str]) -> None:
+        """Add the statements reading these names, then those reading each place that gains a
+        mapping through them, until none does."""
+        for name in names:
+            for statement in self._statements.readers.get(name, ()):
+                self._add(statement)
+        while self._reached:
+            for name in self._names(self._reached.pop()):
+                self._mapped_names.add(name)
+                for statement in self._statements.readers.get(name, ()):
+                    self._add(statement)
+
+    def _complete_back(self, places: list[Node]) -> None:
+        """Add every statement that may write these places, and those writing what flows into
+        them, back to where their values are made."""
+        pending = list(places)
+        while pending:
+            place = pending.pop()
+            if place in self._complete:
+                continue
+            self._complete.add(place)
+            for name in self._names(place):
+                for statement in self._statements.writers.get(name, ()):
+                    self._add(statement)
+            pending.extend(self._into.get(place, ()))
+        self._add_readers(())
+
+    def _names(self, place: Node) -> Iterable[str]:
+        """The names a statement reading or writing this place spells: a variable's, a
+        field's, a function's (or the name of a call that runs it: `s->fetch(...)`)."""
+        kind = place[0]
+        if kind in ("*", "entry"):
+            return self._names(place[1])
+        if kind == "=":
+            return (self._statements.assigned[place[1]],)
+        if kind == "return":
+            return {place[2].rsplit("::", 1)[-1]} | {call.callee for call in self.program.callers_of(place[1], place[2])}
+        if kind in ("global", "members"):
+            return (place[1],)
+        if kind == "local":
+            return (place[3],)
+        return (place[2],)              # "member", "member?", "field"
+
+    def _add(self, statement: Assignment | Return | Call) -> None:
+        if id(statement) in self._added:
+            return
+        self._added.add(id(statement))
+        if isinstance(statement, Call):
+            self._arguments(statement)
+        elif isinstance(statement, Return):
+            self._flow([("return", statement.span.path, statement.function)],
+                       self._value(statement.value, statement.span.path, statement.function, statement.span))
+        else:
+            a = statement
+            value = self._value(a.value, a.span.path, a.function, a.span)
+            if a.op == RANGE_ELEMENT:       # each element of the range in turn
+                value = self._pointee(value)
+            if self._definitions.tracks(a):
+                # what this assignment gives its local; the variable as a whole holds it too
+                self._flow([("=", id(a))], value)
+                self._flow([self.program.key(a.target, a.span.path, a.function)], [(("=", id(a)), None)])
+            else:
+                self._flow(self._places(a.target, a.span.path, a.function), value)
 
     def _arguments(self, call: Call) -> None:
         """A call's arguments flow into the parameters of each function it may run; a function
@@ -161,32 +239,39 @@ class Provenance:
                     continue
                 param = ("local", path, fn.qualified, name)
                 if ("entry", param) not in self._edges:     # what it comes in with, it holds
-                    self._edges[("entry", param)].append((param, None))
+                    self._flow([param], [(("entry", param), None)])
                 self._flow([("entry", param)], self._value(args[index], *where))
                 if (out := _address_of(args[index])) is not None:
                     self._flow(self._places(out, call.span.path, call.function), [(("*", param), None)])
 
     def _flow(self, places: Iterable[Node], atoms: list[Atom]) -> None:
+        """Edges from the atoms' places to these places (and their sources), with what the
+        sources already known flow into at once."""
         for place in places:
             for atom in atoms:
                 if isinstance(atom, int):
-                    self._sources[place].add(atom)
+                    self._gain(place, {atom})
                 elif atom[0] != place:
                     self._edges[atom[0]].append((place, atom[1]))
+                    self._into[place].add(atom[0])
+                    if self._sources.get(atom[0]):
+                        self._gain(place, _substituted(self._sources[atom[0]], atom[1]))
 
-    def _solve(self) -> None:
-        """Every place's sources: each place passes on what it gained, until nothing changes
-        (a place gains each source once, so each edge carries at most that many updates)."""
-        pending = list(self._sources)
-        sources, edges = self._sources, self._edges
+    def _gain(self, place: Node, new: set[int]) -> None:
+        """A place gains sources, and passes on what it gained along its edges; a place that
+        gains its first mapping is reached (its readers are added next)."""
+        pending = [(place, new)]
         while pending:
-            place = pending.pop()
-            have = sources[place]
-            for target, substitution in edges.get(place, ()):
-                new = _substituted(have, substitution) - sources[target]
-                if new:
-                    sources[target] |= new
-                    pending.append(target)
+            place, new = pending.pop()
+            have = self._sources[place]
+            new = new - have
+            if not new:
+                continue
+            if not have - NOT_MAPPED and new - NOT_MAPPED:
+                self._reached.append(place)
+            have |= new
+            for target, step in self._edges.get(place, ()):
+                pending.append((target, _substituted(new, step)))
 
     # -- places and values -------------------------------------------------------------------
 
@@ -436,6 +521,60 @@ def _address_of(arg: Expr | None) -> Expr | None:
     return None
 
 
+class Statements:
+    """The statements a value flows through (assignments, returns, calls' arguments), by the
+    names they read and the names they write: a statement reads only places its text names
+    (a variable, a field, what a function it calls returns, what those point to), and writes
+    only those too, or the parameters of the functions it calls."""
+
+    def __init__(self, program: Program, targets: dict[int, list[tuple[str, Function]]]) -> None:
+        self.readers: dict[str, list[Assignment | Return | Call]] = defaultdict(list)
+        self.writers: dict[str, list[Assignment | Return | Call]] = defaultdict(list)
+        self.assigned: dict[int, str] = {}          # a local's assignment: the local's name
+        # `v.back()`: the object is no argument, so its names are read from the call itself
+        self._elements = defaultdict(list)
+        for facts in program.files.values():
+            for call in facts.calls:
+                if call.callee in CONTAINER_ELEMENTS and call.receiver is not None:
+                    self._elements[(call.span.path, call.span.line)].append(call)
+        for facts in program.files.values():
+            for a in facts.assignments:
+                if a.op in ("=", RANGE_ELEMENT):
+                    self._index(self.readers, a, [a.value], a.span)
+                    self._index(self.writers, a, [a.target], a.span)
+                    if (target := strip(a.target)) is not None and target.kind == IDENTIFIER:
+                        self.assigned[id(a)] = target.op
+            for r in facts.returns:
+                self._index(self.readers, r, [r.value], r.span)
+                self.writers[r.function.rsplit("::", 1)[-1]].append(r)
+            for call in facts.calls:
+                params = {name for _, fn in targets.get(id(call), ()) for name in fn.params if name}
+                for index in (self.readers, self.writers):
+                    self._index(index, call, [*(call.args or ()), call.receiver], call.span, params)
+
+    def _index(self, index: dict, statement, exprs: list[Expr | None], span: Span, more: Iterable[str] = ()) -> None:
+        names = set(more)
+        for expr in exprs:
+            names |= _names_in(expr)
+        if not CONTAINER_ELEMENTS.isdisjoint(names):
+            for call in self._elements.get((span.path, span.line), ()):
+                names |= _names_in(call.receiver)
+        for name in names:
+            index[name].append(statement)
+
+
+def _names_in(expr: Expr | None) -> set[str]:
+    """The names an expression spells: variables, fields, functions it calls."""
+    names: set[str] = set()
+    pending = [expr] if expr is not None else []
+    while pending:
+        node = pending.pop()
+        if node.kind in NAMING:
+            names.add(node.op)
+        pending.extend(node.children)
+    return names
+
+
 class Definitions:
     """Which assignments of a local variable may reach a statement: those before it, back to
     one made on every path to it (outside any branch or loop that does not hold the
@@ -443,7 +582,8 @@ class Definitions:
     those a loop around the statement makes later (its next iteration sees them).  qdbm's
     dpopen reads a scratch buffer into `map` (malloc, free), then maps the file into it: what
     it stores in the handle afterwards is the mapping.  A variable whose address is taken
-    (`&x` handed to a function that writes it) is taken whole, every assignment at once."""
+    (`&x` handed to a function that writes it) is taken whole, every assignment at once.
+    Worked out per file, for the files a question reaches."""
 
     SCAN = 64     # assignments looked at per statement; past it, the variable is taken whole
 
@@ -455,47 +595,56 @@ class Definitions:
         self._loops: dict[tuple[str, str | None], list[Loop]] = defaultdict(list)
         self._tracked: set[int] = set()
         self._starts: dict[tuple, list[tuple[int, int]]] = {}
+        self._read: set[str] = set()      # the files worked out
+
+    def _file(self, path: str) -> None:
+        if path in self._read or path not in self.program.files:
+            return
+        self._read.add(path)
+        facts, program = self.program.files[path], self.program
         addressed: set[tuple] = set()     # (path, function, name) of each local whose address is taken
-        for facts in program.files.values():
-            for loop in facts.loops:
-                self._loops[(facts.path, loop.function)].append(loop)
-            exprs = [(a.function, e) for a in facts.assignments for e in (a.target, a.value) if e is not None]
-            exprs += [(r.function, r.value) for r in facts.returns]
-            exprs += [(call.function, arg) for call in facts.calls for arg in call.args or ()]
-            for function, expr in exprs:
-                for node in expr.walk():
-                    if node.kind == UNARY and node.op == "&" and node.children \
-                            and (name := strip(node.children[0])) is not None and name.kind == IDENTIFIER:
-                        addressed.add((facts.path, function, name.op))
-            kinds = {loop.id: loop.kind for loop in facts.loops}
-            regions = sorted([*facts.branches, *(loop.span for loop in facts.loops)],
-                             key=lambda r: (r.line, r.column, -r.end_line, -r.end_column))
-            defs = sorted((a for a in facts.assignments if a.op in ("=", RANGE_ELEMENT) and a.function is not None),
-                          key=lambda a: a.span)
-            for a, region in zip(defs, _innermost(regions, [a.span for a in defs])):
-                self._region[id(a)] = region
-                if any(kinds.get(loop) == "for" for loop in a.loops):
-                    self._for.add(id(a))
-        for facts in program.files.values():
-            for a in facts.assignments:
-                if a.op in ("=", RANGE_ELEMENT) and id(a) in self._region:
-                    target = strip(a.target)
-                    key = program.key(target, a.span.path, a.function)
-                    if (target.kind == IDENTIFIER and key is not None and key[0] == "local"
-                            and (a.span.path, a.function, target.op) not in addressed):
-                        self._defs[key].append(a)
-                        self._tracked.add(id(a))
-        for key, defs in self._defs.items():
-            defs.sort(key=lambda a: a.span)
-            self._starts[key] = [(a.span.line, a.span.column) for a in defs]
+        for loop in facts.loops:
+            self._loops[(facts.path, loop.function)].append(loop)
+        exprs = [(a.function, e) for a in facts.assignments for e in (a.target, a.value) if e is not None]
+        exprs += [(r.function, r.value) for r in facts.returns]
+        exprs += [(call.function, arg) for call in facts.calls for arg in call.args or ()]
+        for function, expr in exprs:
+            for node in expr.walk():
+                if node.kind == UNARY and node.op == "&" and node.children \
+                        and (name := strip(node.children[0])) is not None and name.kind == IDENTIFIER:
+                    addressed.add((facts.path, function, name.op))
+        kinds = {loop.id: loop.kind for loop in facts.loops}
+        regions = sorted([*facts.branches, *(loop.span for loop in facts.loops)],
+                         key=lambda r: (r.line, r.column, -r.end_line, -r.end_column))
+        defs = sorted((a for a in facts.assignments if a.op in ("=", RANGE_ELEMENT) and a.function is not None),
+                      key=lambda a: a.span)
+        for a, region in zip(defs, _innermost(regions, [a.span for a in defs])):
+            self._region[id(a)] = region
+            if any(kinds.get(loop) == "for" for loop in a.loops):
+                self._for.add(id(a))
+        keys = set()
+        for a in facts.assignments:
+            if a.op in ("=", RANGE_ELEMENT) and id(a) in self._region:
+                target = strip(a.target)
+                key = program.key(target, a.span.path, a.function)
+                if (target.kind == IDENTIFIER and key is not None and key[0] == "local"
+                        and (a.span.path, a.function, target.op) not in addressed):
+                    self._defs[key].append(a)
+                    self._tracked.add(id(a))
+                    keys.add(key)
+        for key in keys:
+            self._defs[key].sort(key=lambda a: a.span)
+            self._starts[key] = [(a.span.line, a.span.column) for a in self._defs[key]]
 
     def tracks(self, assignment: Assignment) -> bool:
         """Whether an assignment is one of a local's this answers for."""
+        self._file(assignment.span.path)
         return id(assignment) in self._tracked
 
     def reaching(self, key: tuple, use: Span) -> list[Assignment | None] | None:
         """The assignments of the local that may reach the statement (None in the list: the
         value it came in with); None when the variable is taken whole."""
+        self._file(key[1])
         defs = self._defs.get(key)
         if defs is None:
             return None

@@ -90,14 +90,14 @@ def check(program: Program):
 def _writes_nothing_back(program: Program, call) -> bool:
     """Whether the synced pointer comes from a mapping known to be private or anonymous: the
     kernel's msync writes back only a file's shared mappings."""
-    mapping = program.mapping_of(call.arg(0), call.span.path, call.function)
+    mapping = program.mapping_of(call.arg(0), call.span.path, call.function, call.span)
     return mapping is not None and UNKNOWN not in mapping.flags and (not mapping.shared or mapping.anonymous)
 
 
 def _params(program: Program, call) -> dict[str, int]:
     """The mapping size and synced length, when the code has them as constants."""
     params = {"sync_bytes": program.constant(call.arg(1))}
-    mapping = program.mapping_of(call.arg(0), call.span.path, call.function)
+    mapping = program.mapping_of(call.arg(0), call.span.path, call.function, call.span)
     if mapping is not None:
         params["size"] = program.constant(mapping.length)
     return {name: value for name, value in params.items() if value}

@@ -195,7 +195,7 @@ def _lock_tables(program: Program) -> set[Key]:
             continue
         inside = strip(lock.children[0]) if lock.kind == UNARY and lock.op == "&" else lock
         for pointer in (lock, address_base(inside)):
-            mapping = program.mapping_of(pointer, call.span.path, call.function)
+            mapping = program.mapping_of(pointer, call.span.path, call.function, call.span)
             if mapping is not None:
                 found.add(mapping.pointer)
     return found
