@@ -540,19 +540,20 @@ class Statements:
         for facts in program.files.values():
             for a in facts.assignments:
                 if a.op in ("=", RANGE_ELEMENT):
-                    self._index(self.readers, a, [a.value], a.span)
-                    self._index(self.writers, a, [a.target], a.span)
+                    self._index((self.readers,), a, [a.value], a.span)
+                    self._index((self.writers,), a, [a.target], a.span)
                     if (target := strip(a.target)) is not None and target.kind == IDENTIFIER:
                         self.assigned[id(a)] = target.op
             for r in facts.returns:
-                self._index(self.readers, r, [r.value], r.span)
+                self._index((self.readers,), r, [r.value], r.span)
                 self.writers[r.function.rsplit("::", 1)[-1]].append(r)
             for call in facts.calls:
                 params = {name for _, fn in targets.get(id(call), ()) for name in fn.params if name}
-                for index in (self.readers, self.writers):
-                    self._index(index, call, [*(call.args or ()), call.receiver], call.span, params)
+                self._index((self.readers, self.writers), call, [*(call.args or ()), call.receiver], call.span,
+                            params)
 
-    def _index(self, index: dict, statement, exprs: list[Expr | None], span: Span, more: Iterable[str] = ()) -> None:
+    def _index(self, indexes: tuple[dict, ...], statement, exprs: list[Expr | None], span: Span,
+               more: Iterable[str] = ()) -> None:
         names = set(more)
         for expr in exprs:
             names |= _names_in(expr)
@@ -560,7 +561,8 @@ class Statements:
             for call in self._elements.get((span.path, span.line), ()):
                 names |= _names_in(call.receiver)
         for name in names:
-            index[name].append(statement)
+            for index in indexes:
+                index[name].append(statement)
 
 
 def _names_in(expr: Expr | None) -> set[str]:
