@@ -102,11 +102,13 @@ def _none(expr: Expr) -> bool:
 
 def may_matter(condition_text: str) -> bool:
     """Whether a condition, judged by its source text, could batch, switch on a trace, test
-    a once flag or a terminal: the frontends build expressions only for those (a big file has
-    thousands of `if (rc < 0)`)."""
+    a once flag or a terminal, or test a call for failure (`!put(k)`, `rc < 0`): the frontends
+    build expressions only for those (a big file has thousands of `if (rc < 0)`; the guards
+    kept are fewer: frequency.relevant_guards)."""
     text = condition_text.replace("->", ".").lower()
     bare = text.strip("()! \t\n").replace(".", "_")
     return ("%" in text or "==" in text or ">" in text or bare.isidentifier()
+            or text.lstrip("( \t\n").startswith("!") or "<0" in "".join(text.split())
             or any(word in text for word in _TRACE_WORDS) or "level" in text
             or any(test in text for test in TERMINAL_TESTS))
 
@@ -340,6 +342,20 @@ def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]
         if failed and tested is not None:
             return [tested]
     return []
+
+
+def failed_in(condition: Expr | None, constant: Callable[[Expr], int | None]) -> list[Expr]:
+    """What a branch's condition requires to have failed, as operands of its top-level `&&`s:
+    failure_tests' comparisons, and a negated value (`!put(k)`, `!ok`; which of those are a
+    call's success the caller decides)."""
+    condition = strip(condition)
+    if condition is None:
+        return []
+    if condition.kind == BINARY and condition.op == "&&":
+        return [v for part in condition.children for v in failed_in(part, constant)]
+    if condition.kind == UNARY and condition.op == "!" and condition.children:
+        return [condition.children[0]]
+    return failure_tests(condition, constant)
 
 
 TRANSIENT_ERRORS = frozenset({"EINTR", "EAGAIN", "EWOULDBLOCK", "EBUSY"})

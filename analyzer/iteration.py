@@ -912,34 +912,53 @@ class Iteration:
 
     def leaves_loop(self, call: Call) -> bool:
         """Whether the call is on a way out of its innermost loop: in a branch that ends in a
-        return, goto or break (`if (rc) { close(db); return 1; }`), so it runs once per loop run."""
+        return, goto or break (`if (rc) { close(db); return 1; }`), so it runs once per loop run;
+        or in a branch that handles a failed call (_handles_failure), once per failure."""
         loop = self._innermost(call)
-        return loop is not None and any((guard.leaves or self._ends_loop(guard, loop)) and loop.span.contains(guard.span)
-                                        for guard in self.guards_of(call.span, call.function))
+        return loop is not None and any(
+            (guard.leaves or self._ends_loop(guard, loop) or self._handles_failure(guard, loop))
+            and loop.span.contains(guard.span) for guard in self.guards_of(call.span, call.function))
 
     def _ends_loop(self, guard: Guard, loop: Loop) -> bool:
         """Whether a branch ends by setting a flag the loop's condition then finds false
         (`{ report(); err = true; }` under `for (...; !err && i < n; ...)`): what it runs, it
-        runs once per loop run, as before a break.  The assignment must close the branch, not
-        a branch nested in it (which another path may skip)."""
+        runs once per loop run, as before a break."""
         if loop.condition is None or guard.preprocessor:
             return False
         where = (loop.span.path, loop.function)
-
-        def closes(a: Assignment) -> bool:
-            return (guard.span.contains(a.span) and a.span.end_line >= guard.span.end_line - 1
-                    and not any(inner.span != guard.span and guard.span.contains(inner.span)
-                                and inner.span.contains(a.span) for inner in self._guards.get(where, ())))
-
         for node in loop.condition.walk():
             flag = self.key(node, *where) if node.kind in (IDENTIFIER, MEMBER) else None
             for a in self.assignments_to(flag):
                 value = self.constant(a.value) if a.op == "=" else None
-                if value is not None and closes(a) and self.made_in(a, loop) and truth(assume(
+                if value is not None and self._closes(guard, a) and self.made_in(a, loop) and truth(assume(
                         loop.condition, lambda n: value if n.kind == node.kind and self.key(n, *where) == flag else None),
                         self._global_constant) is False:
                     return True
         return False
+
+    def _handles_failure(self, guard: Guard, loop: Loop) -> bool:
+        """Whether a branch runs only when a call fails, and records the failure: its condition
+        requires a call of the loop to have failed (`!cur->remove()`, `write(...) < 0`, `fopen(...)
+        == NULL`, or the variable such a call's result went to; maybe `&& errno != ENOENT`), and
+        it ends by setting a flag (`{ report(); err = true; }`).  It runs once per failure, not
+        once per iteration, though the loop goes on."""
+        if guard.preprocessor or (condition := strip(guard.condition)) is None:
+            return False
+        where = (loop.span.path, loop.function)
+        tested = [t for t in map(strip, frequency.failed_in(condition, self.constant)) if t is not None]
+        if not any(t.kind == CALL for t in tested):
+            results = {self.key(call.result, *where) for call in self.calls_inside(loop)} if tested else set()
+            if not any(self.key(t, *where) in results - {None} for t in tested):
+                return False
+        return any(a.op == "=" and self.constant(a.value) is not None and self._closes(guard, a)
+                   for a in self._assignments_in.get(where, ()))
+
+    def _closes(self, guard: Guard, a: Assignment) -> bool:
+        """Whether an assignment closes a branch: its last statement, not one of a branch
+        nested in it (which another path may skip)."""
+        return (guard.span.contains(a.span) and a.span.end_line >= guard.span.end_line - 1
+                and not any(inner.span != guard.span and guard.span.contains(inner.span)
+                            and inner.span.contains(a.span) for inner in self._guards.get((guard.span.path, guard.function), ())))
 
     def _retries(self, loop: Loop) -> bool:
         """Whether the loop goes round again only when a call in it failed: a part of its
@@ -1045,6 +1064,15 @@ class Iteration:
         return any(inner.id not in call.loops and loop.span.contains(inner.span) and inner.span < call.span
                    and frequency.endless(inner, self.constant)
                    for inner in self._loops_in.get((call.span.path, call.function), ()))
+
+    @cached_property
+    def _assignments_in(self) -> dict[tuple[str, str | None], list[Assignment]]:
+        """Per function, the assignments it makes."""
+        found: dict[tuple[str, str | None], list[Assignment]] = defaultdict(list)
+        for facts in self.files.values():
+            for a in facts.assignments:
+                found[(a.span.path, a.function)].append(a)
+        return found
 
     @cached_property
     def _batch_guards(self) -> dict[tuple[str, str | None], list[Guard]]:
