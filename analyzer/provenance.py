@@ -96,11 +96,12 @@ class Provenance:
         self._added: set[int] = set()               # the statements in the graph, by identity
         self._complete: set[Node] = set()           # places whose every writer is in the graph
         self._reached: list[Node] = []              # places that have just gained a mapping
-        # the names of those places, and mmap's: an expression naming none holds no mapping
+        # the names of those places, and mmap's, each with its readers added: an expression
+        # naming none holds no mapping
         self._mapped_names: set[str] = set()
+        self._written_names: set[str] = set()       # names whose writers are added
         if self.mappings:
-            self._mapped_names = {name for name in self._statements.readers if self._library(name) in MMAP_CALLS}
-            self._add_readers(self._mapped_names)
+            self._add_readers([name for name in self._statements.readers if self._library(name) in MMAP_CALLS])
 
     # -- what a pointer points into ----------------------------------------------------------
 
@@ -157,19 +158,21 @@ class Provenance:
 
     def _add_readers(self, names: Iterable[str]) -> None:
         """Add the statements reading these names, then those reading each place that gains a
-        mapping through them, until none does."""
-        for name in names:
-            for statement in self._statements.readers.get(name, ()):
-                self._add(statement)
-        while self._reached:
-            for name in self._names(self._reached.pop()):
+        mapping through them, until none does (a name's readers are added once)."""
+        pending = list(names)
+        while pending or self._reached:
+            if not pending:
+                pending.extend(self._names(self._reached.pop()))
+                continue
+            name = pending.pop()
+            if name not in self._mapped_names:
                 self._mapped_names.add(name)
                 for statement in self._statements.readers.get(name, ()):
                     self._add(statement)
 
     def _complete_back(self, places: list[Node]) -> None:
         """Add every statement that may write these places, and those writing what flows into
-        them, back to where their values are made."""
+        them, back to where their values are made (a name's writers are added once)."""
         pending = list(places)
         while pending:
             place = pending.pop()
@@ -177,8 +180,10 @@ class Provenance:
                 continue
             self._complete.add(place)
             for name in self._names(place):
-                for statement in self._statements.writers.get(name, ()):
-                    self._add(statement)
+                if name not in self._written_names:
+                    self._written_names.add(name)
+                    for statement in self._statements.writers.get(name, ()):
+                        self._add(statement)
             pending.extend(self._into.get(place, ()))
         self._add_readers(())
 
