@@ -25,31 +25,60 @@ def exit_code(interrupt: KeyboardInterrupt) -> int:
     return 128 + getattr(interrupt, "signum", signal.SIGINT)
 
 
+# A signal that arrives while a finalizer runs (a subprocess.Popen's __del__, as a finished
+# reproducer's object is dropped) cannot raise there: Python prints an exception raised in
+# __del__ as "Exception ignored" and goes on, and the interrupt would be lost.  It is raised
+# again this long after, from a SIGALRM, once the finalizer is done.
+DEFERRAL = 0.01     # seconds
+
+
 @contextmanager
 def interrupts() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP raise Interrupted once; later ones are ignored so that the
     cleanup they started runs to its end."""
+    deferred: list[int] = []
+
     def stop(signum, frame):
+        if _in_finalizer(frame):
+            deferred.append(signum)
+            signal.setitimer(signal.ITIMER_REAL, DEFERRAL)
+            return
+        deferred.clear()
         for sig in SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
         raise Interrupted(signum)
+
+    def again(_signum, frame):
+        stop(deferred[0], frame)
     try:
         previous = {sig: signal.signal(sig, stop) for sig in SIGNALS}
+        previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, again)
     except ValueError:          # not the main thread: leave signals alone
         yield
         return
     try:
         yield
+        if deferred:            # the block ended before the deferred interrupt came
+            stop(deferred[0], None)
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _in_finalizer(frame) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 @contextmanager
 def held() -> Iterator[None]:
     """Signals wait (pending) until the block is done: a step that must not be cut in two
     (a temporary file made and not yet in the hands of the code that removes it)."""
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, (*SIGNALS, signal.SIGALRM))    # a deferred one too
     try:
         yield
     finally:

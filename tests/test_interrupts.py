@@ -64,3 +64,38 @@ def test_a_signal_while_workers_parse_ends_cleanly(tmp_path: Path, signum):
     assert not any(alive(pid) for pid in workers)
     assert Path(tmp_path, "report.json").read_text() == "the previous report\n"
     assert [p.name for p in tmp_path.rglob("*") if "tmp" in p.name] == []
+
+
+class _SignalledWhileFinalized:
+    """An object whose finalizer is running when the signal's handler runs (as a finished
+    reproducer's Popen is dropped while Ctrl-C arrives)."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), self.signum)
+        time.sleep(0.05)        # the handler runs here, inside __del__
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_inside_a_finalizer_still_interrupts(signum, capsys):
+    """Python prints an exception raised in __del__ and goes on: the interrupt must come
+    after the finalizer instead of being lost."""
+    from mmaplint.analyzer.interrupts import Interrupted, interrupts
+    started = time.monotonic()
+    with pytest.raises(Interrupted) as raised:
+        with interrupts():
+            _SignalledWhileFinalized(signum)     # dropped at once: its __del__ runs here
+            time.sleep(5)
+    assert raised.value.signum == signum
+    assert time.monotonic() - started < 2
+    assert "Exception ignored" not in capsys.readouterr().err
+
+
+def test_a_signal_inside_a_finalizer_at_the_end_of_the_block_is_not_lost():
+    """Whether the deferral's alarm or the block's end comes first, the interrupt comes."""
+    from mmaplint.analyzer.interrupts import Interrupted, interrupts
+    with pytest.raises(Interrupted):
+        with interrupts():
+            _SignalledWhileFinalized(signal.SIGINT)     # the block's last statement
