@@ -563,8 +563,9 @@ class Statements:
         for expr in exprs:
             names |= _names_in(expr)
         if not CONTAINER_ELEMENTS.isdisjoint(names):
-            for call in self._elements.get((span.path, span.line), ()):
-                names |= _names_in(call.receiver)
+            for line in range(span.line, span.end_line + 1):
+                for call in self._elements.get((span.path, line), ()):
+                    names |= _names_in(call.receiver)
         for name in names:
             for index in indexes:
                 index[name].append(statement)
