@@ -324,16 +324,20 @@ def trace_off(condition: Expr) -> bool:
     return False
 
 
-def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]) -> list[Expr]:
-    """The variables a condition requires to hold a failed call's result: `f == NULL`,
-    `fd < 0`, `fd == -1`, `p == MAP_FAILED`, as an operand of its top-level `&&`s (under an
-    `||` the loop may go round for another reason).  Not `!x` nor `x == 0`: for a count or a
-    done flag those mean "not finished yet"."""
+def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None],
+                  negations: bool = False) -> list[Expr]:
+    """The values a condition requires to hold a failed call's result: `f == NULL`, `fd < 0`,
+    `fd == -1`, `p == MAP_FAILED`, as an operand of its top-level `&&`s (under an `||` the
+    loop may go round for another reason).  Not `!x` nor `x == 0`: for a count or a done flag
+    those mean "not finished yet"; with `negations` (a branch's condition, whose caller
+    decides which negated values are a call's success: `!put(k)`, `!ok`), `!x` too."""
     condition = strip(condition)
     if condition is None:
         return []
     if condition.kind == BINARY and condition.op == "&&":
-        return [v for part in condition.children for v in failure_tests(part, constant)]
+        return [v for part in condition.children for v in failure_tests(part, constant, negations)]
+    if negations and condition.kind == UNARY and condition.op == "!" and condition.children:
+        return [condition.children[0]]
     if condition.kind == BINARY and condition.op in ("==", "<") and len(condition.children) == 2:
         tested, bound = map(strip, condition.children)
         named = bound is not None and bound.kind == IDENTIFIER and bound.op in FAILURE_NAMES
@@ -342,20 +346,6 @@ def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]
         if failed and tested is not None:
             return [tested]
     return []
-
-
-def failed_in(condition: Expr | None, constant: Callable[[Expr], int | None]) -> list[Expr]:
-    """What a branch's condition requires to have failed, as operands of its top-level `&&`s:
-    failure_tests' comparisons, and a negated value (`!put(k)`, `!ok`; which of those are a
-    call's success the caller decides)."""
-    condition = strip(condition)
-    if condition is None:
-        return []
-    if condition.kind == BINARY and condition.op == "&&":
-        return [v for part in condition.children for v in failed_in(part, constant)]
-    if condition.kind == UNARY and condition.op == "!" and condition.children:
-        return [condition.children[0]]
-    return failure_tests(condition, constant)
 
 
 TRANSIENT_ERRORS = frozenset({"EINTR", "EAGAIN", "EWOULDBLOCK", "EBUSY"})

@@ -942,16 +942,11 @@ class Iteration:
         == NULL`, or the variable such a call's result went to; maybe `&& errno != ENOENT`), and
         it ends by setting a flag (`{ report(); err = true; }`).  It runs once per failure, not
         once per iteration, though the loop goes on."""
-        if guard.preprocessor or (condition := strip(guard.condition)) is None:
+        if guard.preprocessor or not self._tests_a_call(
+                frequency.failure_tests(guard.condition, self.constant, negations=True), loop):
             return False
-        where = (loop.span.path, loop.function)
-        tested = [t for t in map(strip, frequency.failed_in(condition, self.constant)) if t is not None]
-        if not any(t.kind == CALL for t in tested):
-            results = {self.key(call.result, *where) for call in self.calls_inside(loop)} if tested else set()
-            if not any(self.key(t, *where) in results - {None} for t in tested):
-                return False
         return any(a.op == "=" and self.constant(a.value) is not None and self._closes(guard, a)
-                   for a in self._assignments_in.get(where, ()))
+                   for a in self._assignments_in.get((loop.span.path, loop.function), ()))
 
     def _closes(self, guard: Guard, a: Assignment) -> bool:
         """Whether an assignment closes a branch: its last statement, not one of a branch
@@ -967,13 +962,17 @@ class Iteration:
         for NULL, MAP_FAILED or a negative (`do f = fopen(p, m); while (f == NULL && ...)`,
         `while (msync(p, n, MS_SYNC) == -1 && ...)`).  A success ends the loop, so what it
         does runs once per run of it: a retry, not the workload."""
-        if frequency.retries_transient(loop.condition):
-            return True
-        tested = frequency.failure_tests(loop.condition, self.constant)
-        if any(strip(t).kind == CALL for t in tested):
+        return frequency.retries_transient(loop.condition) \
+            or self._tests_a_call(frequency.failure_tests(loop.condition, self.constant), loop)
+
+    def _tests_a_call(self, tested: list[Expr], loop: Loop) -> bool:
+        """Whether one of these values, tested in the loop's function, is a call, or the
+        variable a call of the loop put its result in."""
+        tested = [t for t in map(strip, tested) if t is not None]
+        if any(t.kind == CALL for t in tested):
             return True
         where = (loop.span.path, loop.function)
-        results = {self.key(call.result, *where) for call in self.calls_inside(loop)} - {None}
+        results = {self.key(call.result, *where) for call in self.calls_inside(loop)} - {None} if tested else set()
         return any(self.key(t, *where) in results for t in tested)
 
     def rest_of_one(self, call: Call, loop_id: int, size: Expr | None) -> bool:
