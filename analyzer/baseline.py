@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
+from .errors import UserError
 from .fileio import write_whole
 from .findings import Finding
 from .fingerprints import content_key, shown_path
@@ -20,7 +21,7 @@ from .fingerprints import content_key, shown_path
 VERSION = 2
 
 
-class BaselineError(Exception):
+class BaselineError(UserError):
     """A baseline file that cannot be read or written; one line for the user."""
 
 

@@ -12,12 +12,13 @@ import os
 import subprocess
 from collections import defaultdict
 
+from .errors import UserError
 from .findings import Finding
 
 ALL_LINES = None     # the value for a file that is new since REF
 
 
-class DiffError(Exception):
+class DiffError(UserError):
     """A revision or file that git cannot diff; one line for the user."""
 
 

@@ -36,8 +36,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import UserError
 
-class ConfigError(Exception):
+
+class ConfigError(UserError):
     """A configuration file that cannot be used; one line for the user."""
 
 

@@ -13,6 +13,7 @@ from . import models, sources, suppressions, workers
 from . import progress as progress_bars
 from .compdb import CompdbError, CompilationDatabase
 from .discovery import Excludes, discover, language_of
+from .errors import UsageError
 from .facts import EVERY_CALL, FileFacts, FrontendError, FrontendOptions, Span
 from .facts_cache import FactsCache
 from .fileio import Refused, read_regular
@@ -28,10 +29,6 @@ DEFAULT_PARSE_TIMEOUT = 60.0        # seconds
 DEFAULT_PARSE_MEMORY = 4096         # MiB
 MAX_JOBS_PER_CPU = 2                # more workers than that only cost memory
 BINARY_PROBE = 8192
-
-
-class UsageError(Exception):
-    """A command line or selection that cannot run; one line for the user."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +102,11 @@ def _reason(failure: OSError) -> str:
     return failure.strerror.lower() if failure.strerror else str(failure)
 
 
+def _uses_clang(settings: Settings, compile_args: tuple[str, ...] | None) -> bool:
+    """Whether a file is given to clang first: with fast, only a compile_commands.json entry."""
+    return settings.frontend != "tree-sitter" and not (settings.frontend == "fast" and compile_args is None)
+
+
 def parse_file(path: str, settings: Settings, callees: frozenset[str],
                compile_args: tuple[str, ...] | None = None) -> FileFacts | FileError:
     """Facts for one file from the frontend the settings ask for (auto: clang, else tree-sitter).
@@ -116,7 +118,7 @@ def parse_file(path: str, settings: Settings, callees: frozenset[str],
         options = FrontendOptions(argument_callees=callees, include_dirs=settings.include_dirs,
                                   defines=settings.defines, compile_args=compile_args,
                                   language=language_of(path, source))
-        if settings.frontend == "tree-sitter" or (settings.frontend == "fast" and compile_args is None):
+        if not _uses_clang(settings, compile_args):
             return _guarded("tree-sitter", treesitter.parse, path, source, options)
         from .frontends import clang    # libclang loads only when it is used
         try:
@@ -174,7 +176,7 @@ def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], a
     clang was tried and tree-sitter may stand in for it (auto, fast with a compile_commands.json
     entry), such a file is parsed again with tree-sitter."""
     results: list = [None] * len(files)
-    _preload(settings, files)
+    _preload(settings, files, args)
     budget = workers.Budget(settings.parse_timeout, settings.parse_memory * 2**20)
     fallback = replace(settings, frontend="tree-sitter")
     with workers.Pool(parse_file, job_count(settings.jobs, len(files)), budget) as pool:
@@ -196,17 +198,17 @@ def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], a
     return results
 
 
-def _preload(settings: Settings, files: list[str]) -> None:
+def _preload(settings: Settings, files: list[str], args: list) -> None:
     """Load here, once, what each worker would otherwise load for itself, which they inherit
     when they are forked: the frontends with tree-sitter's compiled queries, and libclang
-    with the place of its builtin headers (which asks a compiler).  Only a saving: what fails
-    here fails again in the workers, which report it per file."""
+    with the place of its builtin headers (which asks a compiler) when a file goes to clang.
+    Only a saving: what fails here fails again in the workers, which report it per file."""
     try:
         from .frontends import treesitter  # noqa: F401 - imported for the workers
         from .frontends.ts_grammar import grammar
         for language in sorted({language_of(path) for path in files}):
             grammar(language)
-        if settings.frontend != "tree-sitter" and files:
+        if any(_uses_clang(settings, compile_args) for compile_args in args):
             from .frontends import clang_native
             from .frontends.clang_includes import builtin_include_dir
             clang_native.load()

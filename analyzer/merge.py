@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 
+from .errors import UserError
 from .facts import FileFacts
 from .facts_cache import Damaged, decode
 from .findings import FileError
 
 
-class MergeError(Exception):
+class MergeError(UserError):
     """Shards that cannot be merged; one line for the user."""
 
 

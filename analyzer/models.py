@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from . import registry
+from .errors import UserError
 from .facts import CALL, IDENTIFIER, Expr, strip
 
 MODEL_GROUP = "mmaplint.models"
@@ -36,7 +37,7 @@ BUILTIN = {
 }
 
 
-class ModelError(Exception):
+class ModelError(UserError):
     """A model that cannot be used; one line for the user."""
 
 

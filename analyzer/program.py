@@ -19,7 +19,7 @@ from .models import Model, load as load_models
 from .provenance import Provenance
 from .summaries import Summaries
 from .variation import Anchored, Region, Variation
-from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
+from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Scoped, Span, strip)
 
 # A variable's identity: ("local", path, function, name), ("global", name), or a struct field

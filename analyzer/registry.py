@@ -22,6 +22,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from .errors import UserError
 from .facts import Span
 from .findings import Related
 
@@ -30,7 +31,7 @@ FORMAT_GROUP = "mmaplint.formatters"
 SEVERITIES = ("error", "warning", "note")
 
 
-class PluginError(Exception):
+class PluginError(UserError):
     """A broken or conflicting plugin; the message is one line for the user."""
 
 

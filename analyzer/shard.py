@@ -12,12 +12,13 @@ import hashlib
 import os
 from pathlib import PurePath
 
+from .errors import UserError
 from .facts_cache import encode
 from .fileio import write_whole
 from .findings import FileError
 
 
-class ShardError(Exception):
+class ShardError(UserError):
     """A --shard value that is not K/N with 1 <= K <= N; one line for the user."""
 
 

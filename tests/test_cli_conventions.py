@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mmaplint.analyzer import cli
+from mmaplint.analyzer import check_command, cli
 from mmaplint.analyzer.cli import main
 from mmaplint.analyzer.registry import load_formatters
 
@@ -62,6 +62,19 @@ def test_help_lists_the_commands_and_each_has_its_own(capsys):
         assert helps[command].startswith(f"usage: mmaplint {command}")
     assert len(set(helps.values())) == len(cli.COMMANDS) and overview not in helps.values()
     assert "--stdin-filename" in helps["check"] and "--exclude" in helps["check"]
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["corpus", "list"]])
+def test_what_needs_no_analysis_starts_without_the_analyzer(argv):
+    # start-up is what a hook pays on every commit: the analyzer, the output formats and the
+    # installed plugins' metadata load only for the commands that use them
+    probe = ("import sys\nfrom mmaplint.analyzer.cli import main\nmain(sys.argv[1:])\n"
+             "print(sorted(m for m in ('mmaplint.analyzer.engine', 'mmaplint.analyzer.program', "
+             "'mmaplint.analyzer.facts', 'mmaplint.analyzer.formats', 'importlib.metadata') "
+             "if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]"
 
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:
@@ -191,7 +204,7 @@ def test_one_analysis_writes_several_reports(tmp_path, capsys):
 
 def test_every_builtin_format_is_offered():
     assert {"text", "json", "sarif", "github", "gitlab"} <= set(load_formatters())
-    help_text = cli._check_parser(sorted(load_formatters())).format_help()
+    help_text = check_command._check_parser(sorted(load_formatters())).format_help()
     assert "{github,gitlab,json,sarif,text}" in help_text
 
 

@@ -10,7 +10,7 @@ from argparse import Namespace
 import jsonschema
 import pytest
 
-from mmaplint.analyzer import cli
+from mmaplint.analyzer import check_command, cli
 from mmaplint.analyzer.confirm import ConfirmRequest, Options, environment, measure_rules, plot, run_confirm
 from mmaplint.analyzer.confirm.errors import ConfirmError
 from mmaplint.analyzer.confirm.progress import Progress
@@ -139,7 +139,7 @@ def test_a_plugin_rule_with_a_reproducer_elsewhere_does_not_stop_the_others(tmp_
         Finding("MML005", "stdio-flush-per-iteration", "warning", span, "m", "tree-sitter",
                 reproducer="corpus/fflush_per_record", params=(("records", 5000),))])
     extra = {}
-    assert cli._confirm_findings(report, _confirm_args(tmp_path), extra) == 0
+    assert check_command._confirm_findings(report, _confirm_args(tmp_path), extra) == 0
     results, env = extra["confirmations"]
     assert [r.rule for r in results] == ["MML005"]
     assert "EXA009 not confirmed" in capsys.readouterr().err

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mmaplint.analyzer import cli
+from mmaplint.analyzer import check_command, cli
 from mmaplint_cli import MSYNC_LOOP
 
 
@@ -27,7 +27,7 @@ def test_an_internal_error_has_its_own_exit_code_and_one_line(capsys, monkeypatc
     def broken(*args):
         raise KeyError("simulated\nbug")
 
-    monkeypatch.setattr(cli, "analyze_files", broken)
+    monkeypatch.setattr(check_command, "analyze_files", broken)
     code = cli.main(["check", "bad.c"])
     err = capsys.readouterr().err
     assert code == cli.EXIT_INTERNAL == 3

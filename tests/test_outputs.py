@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mmaplint.analyzer import cli
+from mmaplint.analyzer import check_command, cli
 from mmaplint_cli import MSYNC_LOOP, mmaplint
 
 
@@ -51,7 +51,7 @@ def test_a_report_replaces_its_file_only_when_whole(monkeypatch):
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(cli, "analyze_files", interrupted)            # Ctrl-C in the middle of the run
+        patch.setattr(check_command, "analyze_files", interrupted)            # Ctrl-C in the middle of the run
         assert cli.main(["check", "-o", "report.txt", "bad.c"]) == 130
     assert Path("report.txt").read_text() == "yesterday's report\n"
     Path("report.txt").chmod(0o640)
