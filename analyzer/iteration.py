@@ -297,8 +297,8 @@ class Iteration:
     @cached_property
     def _typed_bindings(self) -> dict[str, set[tuple[str, str, str]]]:
         """Per field name, (struct, function, file) for the functions stored in it where the
-        struct is known: initialisers of typed tables (by designator or by position) and
-        assignments clang typed."""
+        struct is known: initialisers of typed tables (by designator or by position), and
+        assignments to a field of an object whose type the frontend names."""
         typed: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
         declared: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         for facts in self.files.values():
@@ -313,6 +313,9 @@ class Iteration:
                 for fields in declared.get(entry.struct, ()):
                     if entry.position < len(fields) and fields[entry.position]:
                         typed[fields[entry.position]].add((entry.struct, entry.function, entry.span.path))
+        for field, function, struct, a in self._functions_assigned_to_fields:
+            if struct is not None:
+                typed[field].add((struct, function, a.span.path))
         return typed
 
     @cached_property
@@ -328,14 +331,27 @@ class Iteration:
                     untyped[b.field].add((b.function, b.span.path))
                 elif b.table is None:
                     typed_places.add(b.span)
+        for field, function, struct, a in self._functions_assigned_to_fields:
+            if struct is None and a.span not in typed_places:
+                untyped[field].add((function, a.span.path))
+        return untyped
+
+    @cached_property
+    def _functions_assigned_to_fields(self) -> list[tuple[str, str, str | None, Assignment]]:
+        """(field, function, the field's struct when the frontend names it, the assignment) for
+        each assignment of a function of the program to a field at run time (`m->xRead = f`).
+        A field whose struct is named (the object's declared type) holds the function for that
+        struct's calls only, as an initialiser's does: a tokenizer's xOpen call does not run
+        a function a VFS stored in its own xOpen."""
+        found = []
         for key, assignments in self._assignments.items():
             if key[0] == "field":
                 for a in assignments:
-                    value = strip(a.value)
-                    if (a.op == "=" and a.span not in typed_places and value is not None
-                            and value.kind == IDENTIFIER and value.op in self._functions):
-                        untyped[key[-1]].add((value.op, a.span.path))
-        return untyped
+                    value, target = strip(a.value), strip(a.target)
+                    if a.op == "=" and value is not None and value.kind == IDENTIFIER and value.op in self._functions:
+                        struct = self.struct_of(target.field_of) if target is not None and target.kind == MEMBER else None
+                        found.append((key[-1], value.op, struct, a))
+        return found
 
     def struct_of(self, field_of: str | None) -> str | None:
         """The struct a call's field belongs to: as the frontend named it, or at the end of the
@@ -668,12 +684,8 @@ class Iteration:
         """Per field name, the functions assigned to it at run time (`m->xRead = f`), each with
         the file that does."""
         assigned: dict[str, set[tuple[str, str]]] = defaultdict(set)
-        for key, assignments in self._assignments.items():
-            if key[0] == "field":
-                for a in assignments:
-                    value = strip(a.value)
-                    if a.op == "=" and value is not None and value.kind == IDENTIFIER and value.op in self._functions:
-                        assigned[key[-1]].add((value.op, a.span.path))
+        for field, function, _, a in self._functions_assigned_to_fields:
+            assigned[field].add((function, a.span.path))
         return assigned
 
     @cached_property
