@@ -157,6 +157,10 @@ class Iteration:
         if not call.via_field and call.target is None:     # most calls: one answer per name and file
             return list(self._direct(call.callee, call.span.path))
         defined = self._named(call.callee)
+        if call.via_field:
+            # a method of that name, or what the field holds: never a free function that is
+            # only named like the field (C has no methods: `ap->init(...)` is not init())
+            defined = [d for d in defined if _owner(d[1].qualified) is not None]
         if call.target is not None:     # the frontend knew which one (clang: C++ overloads, methods)
             owner = _owner(call.target)
             defined = [d for d in defined if d[1].qualified == call.target or (
@@ -669,12 +673,14 @@ class Iteration:
 
     @cached_property
     def _field_bindings(self) -> dict[str, set[tuple[str, str]]]:
-        """Per field name, the functions any table's initialiser or any assignment puts in it,
-        each with the file that does."""
+        """Per field name, the functions any table's initialiser (by designator or by position)
+        or any assignment puts in it, each with the file that does."""
         bound: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for facts in self.files.values():
             for b in facts.field_bindings:
                 bound[b.field].add((b.function, b.span.path))
+        for field, typed in self._typed_bindings.items():
+            bound[field] |= {(function, where) for _, function, where in typed}
         for field, functions in self._assigned_to_fields.items():
             bound[field] |= functions
         return bound

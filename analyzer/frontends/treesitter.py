@@ -20,7 +20,7 @@ from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDEN
                      shortened)
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, relevant_guards,
                          trace_off, trace_switch)
-from .ts_expr import Bindings, Converter, MacroConverter
+from .ts_expr import Bindings, Converter, MacroConverter, called_field
 from .ts_grammar import Grammar, grammar, parse as parse_text
 from .ts_macros import Macros
 from .ts_preproc import Group, groups
@@ -362,7 +362,8 @@ class _FileReader:
             args = None
             if callee in wanted or frame.macro in wanted or EVERY_CALL in wanted:
                 args = frame.conv.arguments(node.child_by_field_name("arguments"))
-            receiver = fn.child_by_field_name("argument") if fn.type == "field_expression" else None
+            field = called_field(fn)
+            receiver = field.child_by_field_name("argument") if field is not None else None
             # a macro body's names are the invocation's to give: no declared type there
             field_of = self.types.of(receiver, node.start_byte) if via_field and frame.anchor is None else None
             if callee == "flush" and field_of in STREAM_CLASSES:     # out.flush() is out << std::flush

@@ -374,6 +374,15 @@ class MacroConverter(Converter):
         return self.env.get(name) if name is not None else None
 
 
+def called_field(fn: Node) -> Node | None:
+    """The field expression a call's function is, under parentheses and a dereference: `h->init`
+    of `h->init(...)` and of `(*h->init)(...)`."""
+    while fn is not None and fn.type in ("parenthesized_expression", "pointer_expression"):
+        fn = fn.child_by_field_name("argument") if fn.type == "pointer_expression" else \
+            (fn.named_children[0] if fn.named_child_count == 1 else None)
+    return fn if fn is not None and fn.type == "field_expression" else None
+
+
 def bound_callee(bound: Expr) -> tuple[str, bool]:
     """Callee name when a macro parameter names the function: `fn(x)` with fn := ops->queue."""
     if bound.kind in (IDENTIFIER, MEMBER, CALL):
