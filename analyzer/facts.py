@@ -320,6 +320,10 @@ class FileFacts:
     templates: tuple[Template, ...] = ()
     template_uses: tuple[TemplateUse, ...] = ()
     guards: tuple[Guard, ...] = ()
+    # the then-branches with a call inside whose condition reads a parameter of their function
+    # and that no other question keeps (frequency.parameter_guards): what a caller passes may
+    # decide them
+    parameter_guards: tuple[Guard, ...] = ()
     # Code that runs on some paths through its function only: the then- and else-branches of
     # an `if`, each case of a `switch` (from its label to the next), the arms of `?:`, the
     # right side of `&&` and `||` (loops are the loops): an assignment there does not replace,

@@ -13,7 +13,8 @@ from bisect import bisect_left
 from typing import Callable
 
 from .expressions import constant as constant_value
-from .facts import BINARY, CALL, IDENTIFIER, INT, MEMBER, OTHER, STRING, UNARY, Assignment, Call, Expr, Guard, Loop, strip
+from .facts import (BINARY, CALL, IDENTIFIER, INT, MEMBER, OTHER, STRING, UNARY, Assignment, Call, Expr, Function,
+                    Guard, Loop, strip)
 
 # A loop bounded by a constant up to this runs "a handful of times" (retries, phases, a
 # few passes); workload loops are bounded by a size or a count read at run time.
@@ -149,6 +150,17 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
                  or guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition)
                  or terminal_only(guard.condition)
                  or may_run_once(guard))
+
+
+def parameter_guards(guards: list[Guard], kept: tuple[Guard, ...], functions: list[Function]) -> tuple[Guard, ...]:
+    """Of the guards with a call inside that relevant_guards does not keep, those whose
+    condition reads a parameter of their function: what a caller passes may decide them
+    (`fprintlog(f, from, 0, msg)` of a function that fsyncs only `if ((flags & SYNC_FILE) &&
+    ...)`: Iteration._ruled_out)."""
+    params = {fn.qualified: set(fn.params) - {""} for fn in functions}
+    kept_ids = {id(guard) for guard in kept}
+    return tuple(guard for guard in guards if id(guard) not in kept_ids and not guard.preprocessor
+                 and guard.condition.kind != OTHER and guard.condition.names() & params.get(guard.function, set()))
 
 
 def once_flag(condition: Expr) -> tuple[Expr, bool] | None:

@@ -1374,10 +1374,12 @@ class Iteration:
         false with those values (`createVFile(name, 0)` of a helper that opens only `if
         (zDiskFile)`), or an early return before it that is taken with them (`if (nBuf == 0)
         return 0;` handed 0), unless that return sits inside another branch (taken only when
-        that branch's condition holds too, which the values do not say)."""
+        that branch's condition holds too, which the values do not say).  Not a guard on a
+        parameter the function assigns: it no longer holds what the call passed."""
         call = via[level]
-        for guard in self._guards.get((call.span.path, call.function), ()):
-            if guard.preprocessor:
+        where = (call.span.path, call.function)
+        for guard in (*self._guards.get(where, ()), *self._parameter_guards.get(where, ())):
+            if guard.preprocessor or self._reassigns_parameter(where, guard.condition):
                 continue
             around = guard.span.contains(call.span)
             if not around and not (guard.leaves and not guard.nested and guard.span < call.span and not any(
@@ -1387,6 +1389,12 @@ class Iteration:
             if (around and holds is False) or (not around and holds is True):
                 return True
         return False
+
+    def _reassigns_parameter(self, where: tuple[str, str | None], condition: Expr) -> bool:
+        """Whether a condition reads a parameter its function assigns."""
+        fn = self.function_at(*where)
+        return fn is not None and any(self.assignments_to(("local", *where, name))
+                                      for name in condition.names() & set(fn.params))
 
     def _gives_up(self, call: Call) -> bool:
         """Whether a call of a function the loop runs is on that function's way out: in a branch

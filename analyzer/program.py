@@ -113,9 +113,12 @@ class Program(Iteration):
         self._loops_in: dict[tuple[str, str | None], list[Loop]] = defaultdict(list)
         self._locals: dict[tuple[str, str], frozenset[str]] = {}
         self._guards: dict[tuple[str, str | None], list[Guard]] = defaultdict(list)
+        self._parameter_guards: dict[tuple[str, str | None], list[Guard]] = defaultdict(list)
         for facts in self.files.values():
             for guard in facts.guards:
                 self._guards[(facts.path, guard.function)].append(guard)
+            for guard in facts.parameter_guards:
+                self._parameter_guards[(facts.path, guard.function)].append(guard)
             for fn in facts.functions:
                 self._functions[fn.name].append((facts.path, fn))
                 # a function defined twice in one file (#if/#else alternatives, one a stub)

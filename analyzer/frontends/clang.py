@@ -11,7 +11,7 @@ from functools import cache
 from clang.cindex import Diagnostic, Index, SourceLocation, SourceRange, TranslationUnit, TranslationUnitLoadError
 
 from ..facts import FileFacts, FrontendError, FrontendOptions
-from ..frequency import relevant_guards
+from ..frequency import parameter_guards, relevant_guards
 from . import clang_native as native
 from .clang_includes import builtin_include_dir
 from .clang_walk import FactWalker
@@ -85,6 +85,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     _check_errors(tu)
     walker = FactWalker(tu, path, source, options)
     walker.walk()
+    guards = relevant_guards(walker.guards, walker.calls, walker.assignments)
     return FileFacts(
         path=path,
         frontend="clang",
@@ -99,7 +100,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         classes=tuple(walker.classes),
         constructs=tuple(sorted(walker.constructs)) if options.language == "c++" else (),
         templates=tuple(walker.templates), template_uses=tuple(dict.fromkeys(walker.template_uses)),
-        guards=relevant_guards(walker.guards, walker.calls, walker.assignments),
+        guards=guards, parameter_guards=parameter_guards(walker.guards, guards, walker.functions),
         branches=tuple(walker.branches),
         comments=tuple(_comments(tu, path, source)),
         lines=_line_count(source),

@@ -485,12 +485,12 @@ class FactWalker:
                 last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(statement)) or (
                 last[0]._kind_id == _K.CALL_EXPR.value and native.spelling(last[0]) in PROCESS_ENDS))
             text = self.exprs.cursor_text(condition)
-            if not has_call and not (leaves and (may_bound(text) or may_matter(text)
-                                                 or any(param and param in text for param in self._params))):
+            names_parameter = any(param and param in text for param in self._params)
+            if not has_call and not (leaves and (may_bound(text) or may_matter(text) or names_parameter)):
                 continue    # (the names are checked on the condition built below)
             # an if of a macro body sits at the invocation, whose text says nothing of the condition
             expanded = self._span(condition) == span
-            built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded
+            built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded or names_parameter
                      else Expr(OTHER, shortened(text)))
             # without a call inside: a table accessor's bound, an early return unless tracing,
             # or one on a parameter's value (a caller may pass the value that takes it)

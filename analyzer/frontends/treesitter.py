@@ -18,7 +18,7 @@ from tree_sitter import Node
 from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry,
                      shortened)
-from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, relevant_guards,
+from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, parameter_guards, relevant_guards,
                          trace_off, trace_switch)
 from .ts_expr import Bindings, Converter, MacroConverter, called_field
 from .ts_grammar import Grammar, grammar, parse as parse_text
@@ -620,7 +620,8 @@ class _FileReader:
             if has_call(body.start_byte, body.end_byte):
                 spelled = conv.text(condition)
                 leaves = _leaves(body)
-                guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, shortened(spelled)),
+                built = may_matter(spelled) or self._names_parameter(spelled, node.start_byte)
+                guards.append(Guard(conv.expr(condition) if built else Expr(OTHER, shortened(spelled)),
                                     self.span(body), self.function_at(node.start_byte), leaves=leaves,
                                     nested=leaves and _nested(node)))
             elif _leaves(body) and self._may_rule_out(spelled := conv.text(condition), node.start_byte) \
@@ -635,7 +636,12 @@ class _FileReader:
     def _may_rule_out(self, condition: str, pos: int) -> bool:
         """A cheap first test, on a leaving guard's text, for the conditions kept without a
         call inside: a bound, a trace switch, a parameter's name (the built condition decides)."""
-        return may_bound(condition) or may_matter(condition) or any(p in condition for p in self._params_at(pos))
+        return may_bound(condition) or may_matter(condition) or self._names_parameter(condition, pos)
+
+    def _names_parameter(self, condition: str, pos: int) -> bool:
+        """Whether a condition's text spells the name of a parameter of the function around it
+        (a cheap first test: the built condition's names decide)."""
+        return any(p in condition for p in self._params_at(pos))
 
     def _params_at(self, pos: int) -> frozenset[str]:
         """The parameters of the function around a byte."""
@@ -733,16 +739,18 @@ class _FileReader:
                        for _, target, op, value, span, function, loops in self.pending_assignments]
         loops = [Loop(record.id, record.kind, record.span, record.function, record.condition)
                  for record in self.loop_records]
+        functions, guards = self._functions(), self._guards(conv)
+        kept = relevant_guards(guards, calls, assignments)
         return FileFacts(
             path=self.path, frontend="tree-sitter", reason=reason, language=self.options.language,
-            functions=tuple(self._functions()), loops=tuple(loops), calls=tuple(calls),
+            functions=tuple(functions), loops=tuple(loops), calls=tuple(calls),
             assignments=tuple(assignments), returns=tuple(self._returns(conv)),
             field_bindings=tuple(self._field_bindings()),
             table_entries=tuple(self._table_entries()), struct_fields=tuple(self._struct_fields()),
             type_aliases=tuple(self._type_aliases()),
             classes=tuple(self._classes()), constructs=self._constructs(),
             templates=tuple(self._templates()), template_uses=tuple(dict.fromkeys(self._template_uses())),
-            guards=relevant_guards(self._guards(conv), calls, assignments),
+            guards=kept, parameter_guards=parameter_guards(guards, kept, functions),
             branches=tuple(self.span(node) for node in self.captures.get("branch", ())),
             comments=tuple(self._comments()), lines=self.lines.count)
 
