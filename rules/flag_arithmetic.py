@@ -41,7 +41,7 @@ msync(p, len, MS_SYNC | MS_INVALIDATE);
 ```
 """
 from mmaplint.analyzer import constants
-from mmaplint.analyzer.facts import BINARY, CALL, INT, IDENTIFIER, Assignment, Call, Expr, strip
+from mmaplint.analyzer.facts import BINARY, CALL, COND, INT, IDENTIFIER, UNARY, Assignment, Call, Expr, strip
 from mmaplint.analyzer.program import Key, Program
 from mmaplint.analyzer.registry import Hit
 
@@ -65,6 +65,7 @@ FLAG_ARGUMENTS = {
 }
 CALLEES = set(FLAG_ARGUMENTS)
 ADDITIVE = {"+", "-"}
+COMPARISONS = {"==", "!=", "<", "<=", ">", ">=", "&&", "||", "!"}
 
 
 def check(program: Program):
@@ -154,13 +155,30 @@ def _call_hit(program: Program, holders: set[Key], call: Call) -> Hit | None:
     for index, family in FLAG_ARGUMENTS[call.callee].items():
         if not program.bound_at(call, call.arg(index)):
             continue
-        literal = next((e for e in (call.arg(index).walk() if call.arg(index) else ())
-                        if strip(e).kind == INT and e.value), None)
+        literal = next((e for e in _value_parts(call.arg(index)) if e.kind == INT and e.value), None)
         if literal is not None:
             names = " | ".join(sorted(constants.decode(literal.value, family))) or "no known flag"
             return Hit(call.span, f"{call.callee}() takes flags as the number {literal.text} "
                                   f"({names} on Linux): spell the flags by name")
     return None
+
+
+def _value_parts(expr: Expr | None):
+    """The parts of an expression its value is made of: operands of bit and arithmetic
+    operators, a cast's operand, both arms of `?:`; not a condition (`write ? O_RDWR :
+    O_RDONLY` handed write = 1 takes no flag 1), a comparison, nor a call's arguments."""
+    expr = strip(expr)
+    if expr is None:
+        return
+    yield expr
+    if expr.kind == COND:
+        parts = expr.children[1:]
+    elif expr.kind in (BINARY, UNARY) and expr.op not in COMPARISONS:
+        parts = expr.children
+    else:
+        parts = ()
+    for part in parts:
+        yield from _value_parts(part)
 
 
 _CONSEQUENCE = {
