@@ -43,13 +43,15 @@ def interrupts() -> Iterator[None]:
             deferred.append(signum)
             signal.setitimer(signal.ITIMER_REAL, DEFERRAL)
             return
+        signal.setitimer(signal.ITIMER_REAL, 0)     # a deferred interrupt is this one
         deferred.clear()
         for sig in SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
         raise Interrupted(signum)
 
     def again(_signum, frame):
-        stop(deferred[0], frame)
+        if deferred:    # an alarm already due when the block's end raised it is nothing more
+            stop(deferred[0], frame)
     try:
         previous = {sig: signal.signal(sig, stop) for sig in SIGNALS}
         previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, again)

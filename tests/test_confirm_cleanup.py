@@ -47,12 +47,12 @@ def processes_in(path) -> list[int]:
     return found
 
 
-def small_corpus(monkeypatch, **changes):
+def small_corpus(monkeypatch, records=2000, **changes):
     """The real corpus with MML005 shrunk to CI size (and any other field changed)."""
     real = manifest.load_entries
 
     def load():
-        return [dataclasses.replace(e, defaults={**e.defaults, "records": 2000}, **changes)
+        return [dataclasses.replace(e, defaults={**e.defaults, "records": records}, **changes)
                 if e.name == "fflush_per_record" else e for e in real()]
     monkeypatch.setattr(manifest, "load_entries", load)
 
@@ -64,7 +64,9 @@ def test_normal_run_cleans_up(target, monkeypatch):
 
 
 def test_a_run_past_its_timeout_is_inconclusive_with_the_reason(target, monkeypatch, capsys):
-    small_corpus(monkeypatch, timeout=0.001)
+    # work that cannot be cut down (no scale) and takes far longer than the timeout: a run cut
+    # to a few records could end within the millisecond on a fast machine
+    small_corpus(monkeypatch, records=200_000, timeout=0.001, scale=None)
     out = io.StringIO()
     assert run_confirm([ConfirmRequest("MML005")], Options(str(target), budget=1), out=out) == 0
     text = out.getvalue()
