@@ -7,7 +7,9 @@ Reports `+`, `+=`, `-`, `-=` (and `++`/`--`) applied to `O_*`, `MS_*`, `MAP_*`,
 where `open()`, `mmap()`, `mprotect()`, `msync()` or `madvise()` take flags
 (`msync(p, n, 6)`). Points at the assignment or call that holds the expression.
 Not reported: `|`, `|=`, `& ~F`, the literal `0` (no flags), named macros of
-the program's own, and a mode argument (`open(path, flags, 0644)`).
+the program's own, a mode argument (`open(path, flags, 0644)`), and a number
+that only decides which flags (the condition of `w ? O_RDWR : O_RDONLY`, a
+helper's `write_access` handed 1), compares, or is a call's argument.
 
 ## Why is this bad?
 Flags are bit sets. `|` sets a bit whether or not it was set already; `+`
