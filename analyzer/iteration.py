@@ -18,7 +18,7 @@ from .expressions import assume, truth
 from .findings import Related
 
 # A loop that calls one of these parses options: it runs once per option given.
-OPTION_PARSERS = frozenset({"getopt", "getopt_long", "getopt_long_only"})
+OPTION_PARSERS = frozenset({"getopt", "getopt_long", "getopt_long_only", "poptGetNextOpt"})   # libc's, popt's
 MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
 NULL_POINTERS = {"NULL", "nullptr"}
 
@@ -1147,25 +1147,16 @@ class Iteration:
     def _parses_options(self, path: str, loop_id: int) -> bool:
         """Whether a loop reads the command-line options: a call in it is handed argc or argv,
         or a parser state a call was handed by address together with argv
-        (`optparse_init(&opts, argv); while ((c = optparse_long(&opts, longopts, NULL)) != -1)`)
-        or made from argc and argv together (popt's `con = poptGetContext(name, argc, argv,
-        options, 0); while ((c = poptGetNextOpt(con)) >= 0)`); not any value passed beside
-        argv (`append(fd, argv[i])` makes fd no parser), nor one made from an argument alone
-        (`fd = open(argv[1], ...)`)."""
+        (`optparse_init(&opts, argv); while ((c = optparse_long(&opts, longopts, NULL)) != -1)`);
+        not any value passed beside argv (`append(fd, argv[i])` makes fd no parser)."""
         loop = self.loop(path, loop_id)
         inside = self.calls_inside(loop)
         if not inside:
             return False
-        states = set()
-        for c in self._calls_in.get((path, loop.function), ()):
-            named = [a.names() for a in c.args or ()]
-            if not any({"argv", "argc"} & names for names in named):
-                continue
-            states.update(key for a in c.args if _object(a) is not strip(a)
-                          and (key := self.key(_object(a), path, loop.function)) is not None)
-            if any("argc" in names for names in named) and any("argv" in names for names in named):
-                states.add(self.key(c.result, path, loop.function))   # made from the command line
-        states.discard(None)
+        states = {key for c in self._calls_in.get((path, loop.function), ()) if c.args
+                  and any({"argv", "argc"} & a.names() for a in c.args)
+                  for a in c.args if _object(a) is not strip(a)
+                  and (key := self.key(_object(a), path, loop.function)) is not None}
         return any({"argv", "argc"} & arg.names() or self.key(_object(arg), path, loop.function) in states
                    for c in inside for arg in c.args or ())
 
