@@ -219,7 +219,7 @@ def _preload(settings: Settings, files: list[str], args: list) -> None:
 
 def _falls_back(settings: Settings, compile_args: tuple[str, ...] | None) -> bool:
     """Whether the file went to clang first, with tree-sitter to stand in."""
-    return settings.frontend == "auto" or (settings.frontend == "fast" and compile_args is not None)
+    return settings.frontend != "clang" and _uses_clang(settings, compile_args)
 
 
 def _failure(failure: workers.Failure, frontend: str, subject: str) -> str:
@@ -298,7 +298,7 @@ def _facts(files: list[str], settings: Settings, callees: frozenset[str], args: 
         keys = [(settings.frontend, language_of(f), a, include_dirs, settings.defines, tuple(sorted(callees)))
                 for f, a in zip(files, args)]
         # clang's fallback to tree-sitter is not kept: a header it lacked may be there next time
-        wants_clang = [settings.frontend in ("auto", "clang") or a is not None for a in args]
+        wants_clang = [_uses_clang(settings, a) for a in args]
         return cache.facts(files, keys, parse, max_size=settings.max_file_size,
                            keep=lambda i, facts: facts.frontend == "clang" or not wants_clang[i])
 
