@@ -52,7 +52,7 @@ transactions and msync once per commit, or write the records with `write()` to
 a descriptor and `fdatasync()` per group.
 """
 from mmaplint.analyzer.constants import MSYNC_FLAGS
-from mmaplint.analyzer.program import UNKNOWN, Program
+from mmaplint.analyzer.program import UNKNOWN, Mapping, Program
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML001"
@@ -69,7 +69,8 @@ def check(program: Program):
         flags = program.call_flags(call, 2, MSYNC_FLAGS)
         if not flags & {"MS_SYNC", UNKNOWN}:
             continue
-        if _writes_nothing_back(program, call):
+        mapping = program.mapping_of(call.arg(0), call.span.path, call.function, call.span)
+        if _writes_nothing_back(mapping):
             continue
         hot = program.call_per_iteration(call)
         if hot is None:
@@ -82,22 +83,20 @@ def check(program: Program):
             f"{spelled} runs {hot.describe()}: each call writes the range back and waits for the "
             "device, so the loop runs at the device's latency",
             related=hot.related(),
-            params=_params(program, call),
+            params=_params(program, call, mapping),
             operation=hot.operation_span,
         )
 
 
-def _writes_nothing_back(program: Program, call) -> bool:
+def _writes_nothing_back(mapping: Mapping | None) -> bool:
     """Whether the synced pointer comes from a mapping known to be private or anonymous: the
     kernel's msync writes back only a file's shared mappings."""
-    mapping = program.mapping_of(call.arg(0), call.span.path, call.function, call.span)
     return mapping is not None and UNKNOWN not in mapping.flags and (not mapping.shared or mapping.anonymous)
 
 
-def _params(program: Program, call) -> dict[str, int]:
+def _params(program: Program, call, mapping: Mapping | None) -> dict[str, int]:
     """The mapping size and synced length, when the code has them as constants."""
     params = {"sync_bytes": program.constant(call.arg(1))}
-    mapping = program.mapping_of(call.arg(0), call.span.path, call.function, call.span)
     if mapping is not None:
         params["size"] = program.constant(mapping.length)
     return {name: value for name, value in params.items() if value}
