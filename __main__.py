@@ -1,6 +1,4 @@
 """`python -m mmaplint`."""
-import sys
-
 from mmaplint.analyzer.entry import main
 
-sys.exit(main())
+main()

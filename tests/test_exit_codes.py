@@ -4,6 +4,7 @@ or SIGHUP, even while Python is still loading the analyzer, is one line and 128 
 (test_interrupts.py: at the other moments of a run)."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -69,3 +70,30 @@ def test_a_signal_while_importing_is_one_line(tmp_path, signum):
         done = subprocess.run([*argv, "check", "bad.c"], capture_output=True, text=True, env=environment,
                               timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         assert (done.returncode, done.stderr) == (128 + signum, "mmaplint: interrupted\n")
+
+
+def test_the_whole_output_reaches_a_pipe_before_the_process_ends():
+    """The command ends its process without Python's teardown (entry.py): what it printed
+    must still all arrive, far more than a pipe holds at once, with the run's exit code."""
+    done = subprocess.run(_many_findings(), capture_output=True, text=True, timeout=300)
+    assert len(done.stdout) > 1 << 16
+    assert done.returncode == 1 and done.stderr == ""
+    assert len(json.loads(done.stdout)["findings"]) == 200
+
+
+def test_a_reader_gone_from_the_pipe_ends_the_run_quietly():
+    """`mmaplint check | head -1`: the findings past what was read are dropped without a
+    traceback or an ignored exception from the final flush."""
+    process = subprocess.Popen(_many_findings(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.read(10)
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=300) in (1, 2) and err == ""
+
+
+def _many_findings() -> list[str]:
+    """The command line of a run whose JSON report is 200 findings (many.c, written here)."""
+    header, body = MSYNC_LOOP.split("\n\n", 1)
+    Path("many.c").write_text(header + "\n\n" + "\n".join(body.replace("copy_pages", f"copy_pages_{i}")
+                                                          for i in range(200)))
+    return [sys.executable, "-m", "mmaplint", "check", "--frontend", "tree-sitter", "--format", "json", "many.c"]
