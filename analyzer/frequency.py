@@ -114,14 +114,16 @@ def may_matter(condition_text: str) -> bool:
             or any(test in text for test in TERMINAL_TESTS))
 
 
-def relevant_guards(guards: list[Guard], calls: list[Call],
-                    assignments: list[Assignment] = ()) -> tuple[Guard, ...]:
+def relevant_guards(guards: list[Guard], calls: list[Call], assignments: list[Assignment] = (),
+                    functions: list[Function] = ()) -> tuple[Guard, ...]:
     """Of the guards with a call inside (the frontends make no others: building conditions
     nobody asks about costs), those worth keeping as facts: the ones that leave the loop or
     the function, whose condition can batch or switch on a trace, or that may run once (a
     flag the file assigns: the guarded code may turn it off, or the loop set it as a latch),
-    those that set a flag (the loop's condition may end on it: `err = true;`), and those
-    around a call that ends the process or waits.  A
+    those that set a flag (the loop's condition may end on it: `err = true;`, or `err = TRUE;`
+    and `rc = SQLITE_NOMEM;` with a name no variable of the function has, a macro or an
+    enumerator whose value the whole program may know), and those around a call that ends
+    the process or waits.  A
     big file has thousands of `if (rc) goto fail;`; sending them all between processes costs
     a quarter of a tree-sitter run."""
     flags_set: set[str] = set()
@@ -138,8 +140,14 @@ def relevant_guards(guards: list[Guard], calls: list[Call],
 
     stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
                   if c.callee in PROCESS_ENDS or waits(c))
+    locals_of = {fn.qualified: fn.locals for fn in functions}
+
+    def may_be_constant(value: Expr | None, function: str | None) -> bool:
+        value = strip(value)
+        return constant_value(value) is not None or (
+            value is not None and value.kind == IDENTIFIER and value.op not in locals_of.get(function, ()))
     flag_settings = sorted((a.span.path, a.span.line, a.span.column) for a in assignments
-                           if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER) and constant_value(a.value) is not None)
+                           if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER) and may_be_constant(a.value, a.function))
 
     def encloses(span, positions) -> bool:
         first = bisect_left(positions, (span.path, span.line, span.column))

@@ -85,7 +85,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     _check_errors(tu)
     walker = FactWalker(tu, path, source, options)
     walker.walk()
-    guards = relevant_guards(walker.guards, walker.calls, walker.assignments)
+    guards = relevant_guards(walker.guards, walker.calls, walker.assignments, walker.functions)
     return FileFacts(
         path=path,
         frontend="clang",

@@ -740,7 +740,7 @@ class _FileReader:
         loops = [Loop(record.id, record.kind, record.span, record.function, record.condition)
                  for record in self.loop_records]
         functions, guards = self._functions(), self._guards(conv)
-        kept = relevant_guards(guards, calls, assignments)
+        kept = relevant_guards(guards, calls, assignments, functions)
         return FileFacts(
             path=self.path, frontend="tree-sitter", reason=reason, language=self.options.language,
             functions=tuple(functions), loops=tuple(loops), calls=tuple(calls),
