@@ -208,16 +208,19 @@ class Program(Iteration):
         return [value for a in self.assignments_to(key) if a.op == "=" and (value := strip(a.value)) is not None]
 
     def constant(self, expr: Expr | None) -> int | None:
-        """An expression's integer value, seeing through names defined once at file scope
-        (`#define SEG (4 << 20)`, `static const size_t SEG = ...`)."""
+        """An expression's integer value, seeing through names defined at file scope
+        (`#define SEG (4 << 20)`, `static const size_t SEG = ...`), once or the same way each
+        time (each tool of a tree its own `#define TRUE 1`)."""
         return constant(expr, self._global_constant)
 
     def _global_constant(self, name: str, _depth: int = 0) -> int | None:
         if _depth == 0 and name in self._global_constants:
             return self._global_constants[name]
+        # several definitions (each program of a tree its own `#define TRUE 1`) that agree
         definitions = [a for a in self.assignments_to(("global", name)) if a.op == "="]
-        value = None if len(definitions) != 1 or _depth > 8 else \
-            constant(definitions[0].value, lambda n: self._global_constant(n, _depth + 1))
+        values = set() if _depth > 8 else \
+            {constant(a.value, lambda n: self._global_constant(n, _depth + 1)) for a in definitions}
+        value = values.pop() if len(values) == 1 else None
         if _depth == 0:
             self._global_constants[name] = value
         return value
