@@ -45,6 +45,8 @@ NON_FILE_DESCRIPTORS = {"memfd_create", "io_uring_setup", "socket", "eventfd", "
                         "epoll_create", "epoll_create1", "shm_open"}
 # The names a system call's number goes by (`syscall(__NR_io_uring_setup, ...)`, `syscall(SYS_open, ...)`).
 SYSCALL_NUMBER_PREFIXES = ("__NR_", "SYS_")
+# Names defined by names defined by names...: past this many, a value is not looked for.
+MAX_DEFINITION_DEPTH = 8
 STREAM_OPENS = {"fopen": None, "fdopen": None, "freopen": 2}
 STORE_CALLS = {"memset": 0, "memcpy": 0, "memmove": 0, "strcpy": 0, "strncpy": 0, "bcopy": 1}
 
@@ -113,6 +115,7 @@ class Program(Iteration):
         self._loops_in: dict[tuple[str, str | None], list[Loop]] = defaultdict(list)
         self._locals: dict[tuple[str, str], frozenset[str]] = {}
         self._guards: dict[tuple[str, str | None], list[Guard]] = defaultdict(list)
+        self._defining = 0      # how deep _global_constant is in names defined by names
         self._parameter_guards: dict[tuple[str, str | None], list[Guard]] = defaultdict(list)
         for facts in self.files.values():
             for guard in facts.guards:
@@ -213,21 +216,26 @@ class Program(Iteration):
         time (each tool of a tree its own `#define TRUE 1`)."""
         return constant(expr, self._global_constant)
 
-    def _global_constant(self, name: str, _depth: int = 0) -> int | None:
-        if _depth == 0 and name in self._global_constants:
-            return self._global_constants[name]
-        # several definitions (each program of a tree its own `#define TRUE 1`) that agree
-        definitions = [a for a in self.assignments_to(("global", name)) if a.op == "="]
-        values = set() if _depth > 8 else \
-            {constant(a.value, lambda n: self._global_constant(n, _depth + 1)) for a in definitions}
-        value = values.pop() if len(values) == 1 else None
-        if _depth == 0:
-            self._global_constants[name] = value
-        return value
+    def _global_constant(self, name: str) -> int | None:
+        known = self._global_constants
+        if name not in known:
+            if self._defining > MAX_DEFINITION_DEPTH:
+                return None         # a chain of names that long: unknown, asked again from higher up
+            known[name] = None      # while it is worked out: a definition that reaches it again has no value
+            self._defining += 1
+            try:
+                # several definitions (each program of a tree its own `#define TRUE 1`) that agree
+                values = {constant(a.value, self._global_constant)
+                          for a in self.assignments_to(("global", name)) if a.op == "="}
+            finally:
+                self._defining -= 1
+            known[name] = values.pop() if len(values) == 1 else None
+        return known[name]
 
     @cached_property
     def _global_constants(self) -> dict[str, int | None]:
-        """_global_constant's answers (a name is asked about by every expression using it)."""
+        """_global_constant's answers (a name is asked about by every expression using it, and
+        by every definition using it: each is worked out once)."""
         return {}
 
     # -- flags ------------------------------------------------------------------------------
