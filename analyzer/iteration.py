@@ -5,6 +5,7 @@ part; the facts it reads are Program's indexes."""
 from __future__ import annotations
 
 import os
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -968,10 +969,26 @@ class Iteration:
 
     def _closes(self, guard: Guard, a: Assignment) -> bool:
         """Whether an assignment closes a branch: its last statement, not one of a branch
-        nested in it (which another path may skip)."""
+        nested in it (which another path may skip: `if (!put(k)) err = true;`).  Any branch:
+        one without a call in it is no guard."""
         return (guard.span.contains(a.span) and a.span.end_line >= guard.span.end_line - 1
-                and not any(inner.span != guard.span and guard.span.contains(inner.span)
-                            and inner.span.contains(a.span) for inner in self._guards.get((guard.span.path, guard.function), ())))
+                and not any(inner != guard.span and inner.contains(a.span)
+                            for inner in self._branches_from(guard.span, a.span)))
+
+    def _branches_from(self, outer: Span, inner: Span) -> list[Span]:
+        """The branches of a file (FileFacts.branches) that start inside `outer`, at or
+        before `inner` does."""
+        starts, spans = self._branch_index.get(outer.path, ((), ()))
+        return spans[bisect_left(starts, (outer.line, outer.column)):bisect_right(starts, (inner.line, inner.column))]
+
+    @cached_property
+    def _branch_index(self) -> dict[str, tuple[list[tuple[int, int]], list[Span]]]:
+        """Per file, its branches sorted by where they start, with those starts."""
+        found = {}
+        for facts in self.files.values():
+            spans = sorted(facts.branches, key=lambda b: (b.line, b.column))
+            found[facts.path] = ([(b.line, b.column) for b in spans], spans)
+        return found
 
     def _retries(self, loop: Loop) -> bool:
         """Whether the loop goes round again only when a call in it failed: a part of its
