@@ -5,6 +5,9 @@ Reports an `mmap()` with `MAP_SHARED` and `PROT_WRITE` of a descriptor that was
 opened with `O_DSYNC` or `O_SYNC`: spelled in the `open()` call, built in a
 flags variable (`flags |= O_DSYNC`), or added later with `fcntl(fd, F_SETFL, ...)`.
 The finding points at the mmap; the open (or fcntl) is a related location.
+A helper that maps a descriptor its caller opened (or flags its caller passed)
+is reported at the call that hands them over; one that opens with the flag and
+maps on its own is reported once, at its mmap, not again at each call of it.
 Not reported: `MAP_PRIVATE` or read-only mappings, and a second descriptor of the
 same file opened without the flag (databases map the file read-only or through
 one descriptor and write the log through another, which is right).
@@ -36,7 +39,7 @@ must be synchronous, give them their own descriptor (or call `fdatasync()` after
 them) so the flag does not tax every other write.
 """
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.program import Program
+from mmaplint.analyzer.program import Mapping, Open, Program
 from mmaplint.analyzer.registry import Hit
 
 ID = "MML002"
@@ -49,14 +52,16 @@ REPRODUCER = "corpus/dsync_mmap"
 
 
 def check(program: Program):
-    for mapping in program.mappings:
-        if not (mapping.shared and mapping.writable and mapping.file_backed):
-            continue
+    found = [(mapping, syncing) for mapping in program.mappings if (syncing := _synchronous(program, mapping))]
+    # one finding per mmap as written, where the fewest calls lead to it: the mmap itself
+    # when it shows the flag on its own, else the call that hands it the descriptor
+    nearest: dict = {}
+    for mapping, _ in found:
+        written = mapping.call.operation.span
+        nearest[written] = min(nearest.get(written, len(mapping.call.via)), len(mapping.call.via))
+    for mapping, syncing in found:
         call = mapping.call
-        if not program.bound_at(call, mapping.descriptor):
-            continue    # a descriptor of the function called: judged at its own mmap
-        syncing = program.synchronous_opens(mapping.descriptor, call.span.path, call.function)
-        if not syncing:
+        if len(call.via) > nearest[call.operation.span]:
             continue
         flag = syncing[0].sync_flag
         yield Hit(
@@ -66,3 +71,14 @@ def check(program: Program):
             f"msync) and makes every write() on {mapping.descriptor.text} synchronous",
             related=tuple(Related(o.call.span, f"{o.call.callee}() sets {flag} here") for o in syncing),
         )
+
+
+def _synchronous(program: Program, mapping: Mapping) -> list[Open]:
+    """The opens that give a shared writable file mapping's descriptor O_DSYNC or O_SYNC
+    (none for any other mapping)."""
+    call = mapping.call
+    if not (mapping.shared and mapping.writable and mapping.file_backed):
+        return []
+    if not program.bound_at(call, mapping.descriptor):
+        return []       # a descriptor of the function called: judged at its own mmap
+    return program.synchronous_opens(mapping.descriptor, call.span.path, call.function)
