@@ -37,6 +37,20 @@ def _object(expr: Expr | None) -> Expr | None:
     return expr
 
 
+def _hands_arguments(expr: Expr) -> bool:
+    """Whether an argument hands over the command line itself, argc or the argv vector
+    (`argv`, `argv + 1`, `&argc`), not one of its strings (`argv[1]`, `*argv`)."""
+    pending = [expr]
+    while pending:
+        node = strip(pending.pop())
+        if node is None or node.kind == SUBSCRIPT or (node.kind == UNARY and node.op == "*"):
+            continue
+        if node.kind == IDENTIFIER and node.op in ("argc", "argv"):
+            return True
+        pending.extend(node.children)
+    return False
+
+
 def _owner(qualified: str) -> str | None:
     """The class of a method's qualified name (`ns::Journal::commit` -> Journal)."""
     parts = qualified.split("::")
@@ -1165,16 +1179,17 @@ class Iteration:
         """Whether a loop reads the command-line options: a call in it is handed argc or argv,
         or a parser state a call was handed by address together with argv
         (`optparse_init(&opts, argv); while ((c = optparse_long(&opts, longopts, NULL)) != -1)`);
-        not any value passed beside argv (`append(fd, argv[i])` makes fd no parser)."""
+        not any value passed beside argv (`append(fd, argv[i])` makes fd no parser), nor an object
+        made from one argument (`journal_open(&j, argv[1])`: a path the command line names)."""
         loop = self.loop(path, loop_id)
         inside = self.calls_inside(loop)
         if not inside:
             return False
         states = {key for c in self._calls_in.get((path, loop.function), ()) if c.args
-                  and any({"argv", "argc"} & a.names() for a in c.args)
+                  and any(_hands_arguments(a) for a in c.args)
                   for a in c.args if _object(a) is not strip(a)
                   and (key := self.key(_object(a), path, loop.function)) is not None}
-        return any({"argv", "argc"} & arg.names() or self.key(_object(arg), path, loop.function) in states
+        return any(_hands_arguments(arg) or self.key(_object(arg), path, loop.function) in states
                    for c in inside for arg in c.args or ())
 
     def _always_calling(self, callees: frozenset[str], which: Callable[[Call], bool] = lambda call: True,
