@@ -99,7 +99,11 @@ class Variation:
                 return max(base, index)
             return SCATTERED if max(base, index) != INVARIANT else INVARIANT
         if expr.kind == UNARY:
-            # &x is where x lives: &t[i] moves with i, never loads t[i]
+            # &x is where x lives, the same place whatever x holds (`commit(&log, rec)` each
+            # iteration); &t[i] moves with i, never loads t[i]
+            if expr.op == "&" and kids and (named := strip(kids[0])) is not None and named.kind == IDENTIFIER \
+                    and self.program.key(named, self.path, self.function) is not None:
+                return INVARIANT
             inner = self.of(kids[0], expr.op == "&" or address and expr.op == "*") if kids else INVARIANT
             if expr.op == "*" and not address:
                 return SCATTERED if inner != INVARIANT else INVARIANT
