@@ -270,8 +270,9 @@ def bounds_check(condition: Expr) -> bool:
 
 
 def over_arguments(loop: Loop) -> bool:
-    """A loop over the command-line arguments: its condition names argc."""
-    return loop.condition is not None and "argc" in loop.condition.names()
+    """A loop over the command-line arguments: its condition names argc, or the argument
+    vector it walks (`argv[i] != NULL`, `*++argv`; a command's own argv in an interpreter)."""
+    return loop.condition is not None and not {"argc", "argv"}.isdisjoint(loop.condition.names())
 
 
 def endless(loop: Loop, constant: Callable[[Expr], int | None]) -> bool:
