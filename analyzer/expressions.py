@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Callable
 
 from . import constants
-from .facts import BINARY, IDENTIFIER, INT, MEMBER, SUBSCRIPT, UNARY, Expr, strip
+from .facts import BINARY, COND, IDENTIFIER, INT, MEMBER, SUBSCRIPT, UNARY, Expr, strip
 
 _ARITHMETIC = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -40,6 +40,15 @@ def constant(expr: Expr | None, lookup: Callable[[str], int | None] | None = Non
             # as a 64-bit machine computes it: `1 << 63 << 63` must not grow without bound
             return None if value is None else (value + (1 << 63)) % (1 << 64) - (1 << 63)
     return None
+
+
+def alternatives(expr: Expr | None) -> list[Expr | None]:
+    """The values an expression may have, seen through `?:` (`p == MAP_FAILED ? NULL : p`:
+    NULL or p)."""
+    expr = strip(expr)
+    if expr is not None and expr.kind == COND:
+        return [value for branch in expr.children[1:] for value in alternatives(branch)]
+    return [expr]
 
 
 def address_base(target: Expr) -> Expr | None:

@@ -29,9 +29,10 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterable
 
+from .expressions import alternatives
 from .iteration import owner_of
 from .models import by_callee
-from .facts import CALL, COND, IDENTIFIER, MEMBER, UNARY, Call, Expr, Function, Return, Scoped, Span, strip
+from .facts import CALL, IDENTIFIER, MEMBER, UNARY, Call, Expr, Function, Return, Scoped, Span, strip
 
 if TYPE_CHECKING:
     from .program import Program
@@ -158,7 +159,7 @@ class Summaries:
         `x = f(...); ... return x;` (either branch of a `?:` included)."""
         mine = self.program.key(call.result, *home) if call.result is not None else None
         for r in self._returns_in.get(home, ()):
-            for value in _branches(r.value):
+            for value in alternatives(r.value):
                 if value is None:
                     continue
                 if value.kind == CALL and value.op == call.callee and r.span.contains(call.span):
@@ -230,9 +231,3 @@ def _own_nodes(expr: Expr):
     for child in expr.children:
         yield from _own_nodes(child)
 
-
-def _branches(expr: Expr | None) -> list[Expr | None]:
-    expr = strip(expr)
-    if expr is not None and expr.kind == COND:
-        return [branch for child in expr.children[1:] for branch in _branches(child)]
-    return [expr]

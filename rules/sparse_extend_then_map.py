@@ -59,7 +59,7 @@ char *p = mmap(NULL, SEG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 ```
 Grow in large steps (tens of MiB) so allocation happens in few, large extents.
 """
-from mmaplint.analyzer.expressions import address_base
+from mmaplint.analyzer.expressions import address_base, alternatives
 from mmaplint.analyzer.facts import UNARY, Call, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program, Store
@@ -160,12 +160,12 @@ def _grown_under_mapping(program: Program, lock_tables: set[Key]):
 
 
 def _returned(program: Program, mapping: Mapping) -> bool:
-    """Whether the mmap's function hands the mapping back to its caller (`return p;` or
-    `return mmap(...);` in a `map_file(path, size)` helper): kept beyond it, for the
-    caller's stores."""
+    """Whether the mmap's function hands the mapping back to its caller (`return p;`, `return
+    p == MAP_FAILED ? NULL : p;` or `return mmap(...);` in a `map_file(path, size)` helper):
+    kept beyond it, for the caller's stores."""
     call = mapping.call
-    return any(r.span.contains(call.span) or (mapping.pointer is not None and program.key(
-        r.value, call.span.path, call.function) == mapping.pointer)
+    return any(r.span.contains(call.span) or (mapping.pointer is not None and any(
+        program.key(value, call.span.path, call.function) == mapping.pointer for value in alternatives(r.value)))
         for r in program.summaries.returns_in(call.span.path, call.function))
 
 
