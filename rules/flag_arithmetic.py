@@ -4,8 +4,9 @@
 Reports `+`, `+=`, `-`, `-=` (and `++`/`--`) applied to `O_*`, `MS_*`, `MAP_*`,
 `PROT_*` or `MADV_*` constants, or to a variable that holds them
 (`int flag = O_RDWR; ... flag += O_DSYNC;`), and a plain integer literal passed
-where `open()`, `mmap()`, `mprotect()`, `msync()` or `madvise()` take flags
-(`msync(p, n, 6)`). Points at the assignment or call that holds the expression.
+where `open()`, `mmap()`, `mprotect()`, `msync()`, `madvise()` or
+`fcntl(fd, F_SETFL, ...)` take flags (`msync(p, n, 6)`, `fcntl(fd, F_SETFL, fl -
+O_NONBLOCK)`). Points at the assignment or call that holds the expression.
 Not reported: `|`, `|=`, `& ~F`, the literal `0` (no flags), named macros of
 the program's own, a mode argument (`open(path, flags, 0644)`), and a number
 that only decides which flags (the condition of `w ? O_RDWR : O_RDONLY`, a
@@ -65,7 +66,9 @@ FLAG_ARGUMENTS = {
     "msync": {2: constants.MSYNC_FLAGS},
     "madvise": {2: constants.MADV_FLAGS}, "posix_madvise": {2: constants.MADV_FLAGS},
 }
-CALLEES = set(FLAG_ARGUMENTS)
+# fcntl(fd, F_SETFL, flags) takes the open flags a descriptor keeps (O_NONBLOCK, O_APPEND, O_DSYNC)
+SETS_FLAGS = ("fcntl", 1, "F_SETFL", 2)
+CALLEES = set(FLAG_ARGUMENTS) | {SETS_FLAGS[0]}
 ADDITIVE = {"+", "-"}
 COMPARISONS = {"==", "!=", "<", "<=", ">", ">=", "&&", "||", "!"}
 
@@ -77,7 +80,7 @@ def check(program: Program):
             hit = _assignment_hit(program, holders, a)
             if hit is not None:
                 yield hit
-    for call in program.calls(*FLAG_ARGUMENTS):
+    for call in program.calls(*CALLEES):
         hit = _call_hit(program, holders, call)
         if hit is not None:
             yield hit
@@ -90,11 +93,22 @@ def _flag_holders(program: Program) -> set[Key]:
         for a in facts.assignments:
             if _mentions_flags(a.value):
                 holders.add(program.key(a.target, a.span.path, a.function))
-    for call in program.calls(*FLAG_ARGUMENTS):
-        for index in FLAG_ARGUMENTS[call.callee]:
+    for call in program.calls(*CALLEES):
+        for index in _flag_arguments(call):
             holders.add(program.key(call.arg(index), call.span.path, call.function))
     holders.discard(None)
     return holders
+
+
+def _flag_arguments(call: Call) -> dict[int, dict[str, int]]:
+    """Where a call takes flags, by argument index: FLAG_ARGUMENTS, and fcntl's third
+    argument under F_SETFL."""
+    callee, command_at, command, flags_at = SETS_FLAGS
+    if call.callee == callee:
+        given = strip(call.arg(command_at))
+        named = given is not None and given.kind == IDENTIFIER and given.op == command
+        return {flags_at: constants.OPEN_FLAGS} if named else {}
+    return FLAG_ARGUMENTS[call.callee]
 
 
 def _mentions_flags(expr: Expr | None) -> bool:
@@ -137,7 +151,7 @@ def _assignment_hit(program: Program, holders: set[Key], a: Assignment) -> Hit |
             or _is_flags(program, holders, a.value, *where)):
         spelled = a.target.text + (a.op if a.value is None else f" {a.op} {a.value.text}")
         return Hit(a.span, f"{spelled}: {_arithmetic_consequence(a)}")
-    found = next(_additions(program, holders, a.value, *where, skip_calls=FLAG_ARGUMENTS), None)
+    found = next(_additions(program, holders, a.value, *where, skip_calls=CALLEES), None)
     if found is None:
         return None
     return Hit(a.span, f"{found.text} combines flags with '{found.op}': {_CONSEQUENCE[found.op]}")
@@ -154,7 +168,7 @@ def _call_hit(program: Program, holders: set[Key], call: Call) -> Hit | None:
                                   f"'{found.op}': {_CONSEQUENCE[found.op]}")
     if call.macro is not None:
         return None     # the numbers come from the macro's expansion, where names are lost
-    for index, family in FLAG_ARGUMENTS[call.callee].items():
+    for index, family in _flag_arguments(call).items():
         if not program.bound_at(call, call.arg(index)):
             continue
         literal = next((e for e in _value_parts(call.arg(index)) if e.kind == INT and e.value), None)
