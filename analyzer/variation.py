@@ -28,6 +28,10 @@ Anchored = Callable[[Expr, str, "str | None"], bool]
 # C library calls that return the file offset they set (SEEK_SET: their offset argument), by the
 # index of that argument.
 SEEKS = {"lseek": 1, "lseek64": 1}
+# C library calls that fill the buffer of their first argument from the others (a path built
+# in a buffer: `snprintf(path, n, "%s/%s", dir, name)`).
+FILLS = frozenset({"sprintf", "snprintf", "vsprintf", "vsnprintf", "strcpy", "strncpy", "stpcpy",
+                   "strcat", "strncat", "memcpy", "memmove"})
 
 
 @dataclass(frozen=True)
@@ -162,7 +166,7 @@ class Variation:
             return known
         in_loop = [a for a in self.program.assignments_to(key)
                    if self._runs(a) or (a.span.path, a.function) == home]
-        passed = self._arguments(key)
+        passed = self._arguments(key) + self._filled(key)
         if not in_loop and not passed:
             answer = SCATTERED if self._handed_out(key) else INVARIANT
         else:
@@ -242,6 +246,19 @@ class Variation:
                         and self.program.key(arg.children[0], call.span.path, call.function) == key:
                     return True
         return False
+
+    def _filled(self, key: Key) -> list[tuple[Call, Expr]]:
+        """For a buffer the iterations fill with a C library call (FILLS), what it is filled
+        from: a path rebuilt from each item's name names another file each time, one rebuilt
+        from the same directory the same file."""
+        if key[0] != "local":
+            return []
+        return [(call, arg) for call in self.program.calls_in(key[1], key[2])
+                if call.callee in FILLS and call.args and not call.via_field
+                and (self._inside(call.span) if self.region is None
+                     else self.region.runs(call.span.path, call.function, call.loops))
+                and self.program.key(call.args[0], call.span.path, call.function) == key
+                for arg in call.args[1:]]
 
     def _runs(self, a: Assignment) -> bool:
         """Whether an assignment runs in the iterations asked about."""

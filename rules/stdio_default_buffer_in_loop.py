@@ -66,7 +66,7 @@ sizeof buf)` right after the open, or use `open()`/`pread()` directly for small
 fixed-size reads.
 """
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.variation import INVARIANT
+from mmaplint.analyzer.variation import FILLS, INVARIANT
 from mmaplint.analyzer.program import STREAM_OPENS, Program
 from mmaplint.analyzer.facts import EVERY_CALL, BINARY, STRING, SUBSCRIPT, UNARY, Scoped, strip
 from mmaplint.analyzer.registry import Hit
@@ -82,9 +82,8 @@ STDIO = {"fread", "fwrite", "fgets", "fgetc", "getc", "getline", "getdelim", "fs
          "fflush", "fclose", "fileno", "feof", "ferror", "ungetc", "fread_unlocked"}
 READS = {"fread", "fgets", "fgetc", "getc", "getline", "getdelim", "fscanf", "fread_unlocked"}
 WRITES = {"fwrite", "fputs", "fprintf", "vfprintf", "fputc", "putc"}
-PATH_WRITERS = {"sprintf", "snprintf", "strcpy", "strncpy", "strcat", "strncat", "stpcpy", "memcpy"}
 # every call's arguments: a helper may fill its path buffer through a function of the program
-CALLEES = set(STREAM_OPENS) | BUFFERING | STDIO | PATH_WRITERS | {EVERY_CALL}
+CALLEES = set(STREAM_OPENS) | BUFFERING | STDIO | FILLS | {EVERY_CALL}
 REPRODUCER = "corpus/stdio_reopen"
 
 
@@ -183,7 +182,7 @@ def _names_its_file(program: Program, call) -> bool:
     def fills(c) -> bool:
         keys = [program.key(a, c.span.path, c.function) for a in c.args or ()]
         handed = any(k is not None and k[0] == "local" and k[3] in fn.params for k in keys)
-        return handed and (keys[0] == buffer if c.callee in PATH_WRITERS
+        return handed and (keys[0] == buffer if c.callee in FILLS
                            else buffer in keys and bool(program.resolve(c)))
     return any(fills(c) for c in program.calls_in(call.span.path, call.function) if c.span < call.span)
 
@@ -205,14 +204,9 @@ def _same_path(program: Program, call) -> bool:
         return key is not None and key[0] == "global" and not program.assignments_to(key)[1:]
     where = (call.span.path, call.function, call.loops)
     if program.variation(path, *where) != INVARIANT:
-        return False
-    # a buffer the loop rewrites with sprintf/strcpy names a new file each time
+        return False        # a buffer the loop rebuilds from each item's name, too
     variable = program.key(path, call.span.path, call.function)
-    if any(w.function == call.function and w.loops[:1] == call.loops[:1]
-           and program.key(w.arg(0), w.span.path, w.function) == variable
-           for w in program.written_calls(*PATH_WRITERS)):
-        return False
-    # so may one with a pointer into it (`tail = path + n`, `&path[n]`): a template filled in
+    # one with a pointer into it (`tail = path + n`, `&path[n]`) is a template filled in
     return not any(a.function == call.function and _points_into(program, a.value, variable, call)
                    for a in program.file_of(call.span).assignments)
 
