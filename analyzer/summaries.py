@@ -146,7 +146,8 @@ class Summaries:
 
     def _instance(self, effect: Call, site: Call, path: str, fn: Function, returned: bool) -> Call:
         """The effect of a call of `fn`, as the call `site` makes it."""
-        binding = _Binding(path, fn, self.program.locals_of(path, fn.qualified), site.args)
+        binding = _Binding(path, fn, self.program.locals_of(path, fn.qualified), site.args,
+                           self._handed_back(path, fn.qualified), site.result)
         return replace(
             effect, span=site.span, function=site.function, loops=site.loops,
             args=tuple(binding.expr(a) for a in effect.args) if effect.args is not None else None,
@@ -176,6 +177,21 @@ class Summaries:
         return any(node.kind == IDENTIFIER and node.op in params and not isinstance(node, Scoped)
                    for part in parts if part is not None for node in _own_nodes(part))
 
+    def _handed_back(self, path: str, function: str) -> frozenset[str]:
+        """The local variables a function returns (`return fp;`, either branch of a `?:`): at
+        a call, what the function did to one it did to what the call's result is kept in."""
+        found = self._handed_back_cache.get((path, function))
+        if found is None:
+            locals_ = self.program.locals_of(path, function)
+            found = self._handed_back_cache[(path, function)] = frozenset(
+                value.op for r in self.returns_in(path, function) for value in alternatives(r.value)
+                if value is not None and value.kind == IDENTIFIER and value.op in locals_)
+        return found
+
+    @cached_property
+    def _handed_back_cache(self) -> dict[tuple[str, str], frozenset[str]]:
+        return {}
+
     def returns_in(self, path: str, function: str | None) -> list[Return]:
         """A function's return statements that hand back a value."""
         return self._returns_in.get((path, function), [])
@@ -190,13 +206,17 @@ class Summaries:
 
 
 class _Binding:
-    """A function's parameters bound to one call's arguments: its expressions rewritten into
-    the caller's terms."""
+    """A function's parameters bound to one call's arguments (and the locals it returns to
+    the call's result): its expressions rewritten into the caller's terms."""
 
-    def __init__(self, path: str, fn: Function, locals_: frozenset[str], args: tuple[Expr, ...] | None) -> None:
+    def __init__(self, path: str, fn: Function, locals_: frozenset[str], args: tuple[Expr, ...] | None,
+                 handed_back: frozenset[str] = frozenset(), result: Expr | None = None) -> None:
         self.home = (path, fn.qualified)
         self.args = {name: args[i] for i, name in enumerate(fn.params)
                      if name and args is not None and i < len(args)}
+        # a local the function returns is, at the call, what the call's result is kept in
+        if result is not None:
+            self.args.update((name, result) for name in handed_back if name not in self.args)
         self.locals = locals_
         # in a C++ method a name that is not a local may be a field of `this`: it is scoped too
         self.method = "::" in fn.qualified
