@@ -9,7 +9,7 @@ program.py asks these questions of the whole program; the README lists the answe
 """
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from typing import Callable
 
 from .expressions import constant as constant_value
@@ -48,6 +48,9 @@ _LOG_LEVEL_WORDS = ("log", "level")
 # What failed calls return besides negative numbers.
 FAILURE_NAMES = frozenset({"NULL", "nullptr", "MAP_FAILED", "SIG_ERR"})
 # Calls that do not return: a function that makes one whatever its arguments ends the process.
+# Library calls that read a clock (`now` is C++'s std::chrono clocks'): a guard comparing a
+# reading with one its code stamped before holds once per tick or interval, not per record.
+CLOCKS = frozenset({"time", "clock", "clock_gettime", "gettimeofday", "times", "ftime", "timespec_get", "now"})
 PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"})
 # Calls that wait for time to pass (a tick: a sleep, a timed wait), for another thread or
 # process to finish, or for a signal: a loop that makes one is paced by the wait, and a
@@ -108,7 +111,7 @@ def may_matter(condition_text: str) -> bool:
     kept are fewer: frequency.relevant_guards)."""
     text = condition_text.replace("->", ".").lower()
     bare = text.strip("()! \t\n").replace(".", "_")
-    return ("%" in text or "==" in text or ">" in text or bare.isidentifier()
+    return ("%" in text or "==" in text or "!=" in text or ">" in text or bare.isidentifier()
             or text.lstrip("( \t\n").startswith("!") or "<0" in "".join(text.split())
             or any(word in text for word in _TRACE_WORDS) or "level" in text
             or any(test in text for test in TERMINAL_TESTS))
@@ -122,8 +125,9 @@ def relevant_guards(guards: list[Guard], calls: list[Call], assignments: list[As
     flag the file assigns: the guarded code may turn it off, or the loop set it as a latch),
     those that set a flag (the loop's condition may end on it: `err = true;`, or `err = TRUE;`
     and `rc = SQLITE_NOMEM;` with a name no variable of the function has, a macro or an
-    enumerator whose value the whole program may know), and those around a call that ends
-    the process or waits.  A
+    enumerator whose value the whole program may know), those that set what their own
+    condition reads (a time stamp: `if (now != last) { ...; last = now; }`), and those around
+    a call that ends the process or waits.  A
     big file has thousands of `if (rc) goto fail;`; sending them all between processes costs
     a quarter of a tree-sitter run."""
     flags_set: set[str] = set()
@@ -153,11 +157,20 @@ def relevant_guards(guards: list[Guard], calls: list[Call], assignments: list[As
         first = bisect_left(positions, (span.path, span.line, span.column))
         return first < len(positions) and positions[first] <= (span.path, span.end_line, span.end_column)
 
+    settings = sorted(((a.span.path, a.span.line, a.span.column), a.target.op) for a in assignments
+                      if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER))
+
+    def sets_what_it_reads(guard: Guard) -> bool:
+        span, read = guard.span, guard.condition.names() | {n.op for n in guard.condition.walk() if n.kind == MEMBER}
+        first = bisect_left(settings, ((span.path, span.line, span.column), ""))
+        return any(name in read for at, name in settings[first:bisect_right(
+            settings, ((span.path, span.end_line, span.end_column), "\U0010ffff"))])
+
     return tuple(guard for guard in guards
                  if encloses(guard.span, stops) or encloses(guard.span, flag_settings)
                  or guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition)
                  or terminal_only(guard.condition)
-                 or may_run_once(guard))
+                 or may_run_once(guard) or sets_what_it_reads(guard))
 
 
 def parameter_guards(guards: list[Guard], kept: tuple[Guard, ...], functions: list[Function]) -> tuple[Guard, ...]:

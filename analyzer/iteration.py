@@ -916,7 +916,42 @@ class Iteration:
                                 for a in assignments))
             if frequency.batch(guard.condition, counts, lambda n: self._may_be_one(n, call)):
                 return True
+        return any(self._clocked(guard) for guard in self.guards_of(call.span, call.function)
+                   if not guard.preprocessor and (loop is None or loop.span.contains(guard.span)))
+
+    def _clocked(self, guard: Guard) -> bool:
+        """Whether a guard holds once per tick or interval of a clock: its condition reads the
+        clock and a value its code stamps from the clock (`if (now != last) { ...; last = now;
+        }`, `if (now - last >= 1)`, `if (now >= next) { ...; next = now + 5; }`): progress
+        shown once a second, not once per record."""
+        where = (guard.span.path, guard.function)
+        read = [node for node in guard.condition.walk() if node.kind in (IDENTIFIER, MEMBER, CALL)]
+        return any(self._clock_reading(node, *where) for node in read) and any(
+            a.op == "=" and guard.span.contains(a.span) and self._clock_reading(a.value, *where)
+            for node in read if node.kind != CALL for a in self.assignments_to(self.key(node, *where)))
+
+    def _clock_reading(self, expr: Expr | None, path: str, function: str | None, depth: int = 2) -> bool:
+        """Whether a value comes from a clock: a call of a clock (frequency.CLOCKS, or a function
+        of the program returning a reading), a variable given one or handed by address to a
+        clock (`clock_gettime(CLOCK_MONOTONIC, &ts)`), or a value computed from those."""
+        for node in expr.walk() if expr is not None and depth else ():
+            if node.kind == CALL and (node.op in frequency.CLOCKS or any(
+                    self._clock_reading(r.value, p, fn.qualified, depth - 1)
+                    for p, fn in self.defined_names.get(node.op, ()) for r in self.summaries.returns_in(p, fn.qualified))):
+                return True
+            if node.kind == MEMBER and node.children:
+                node = strip(node.children[0])      # ts.tv_sec: a field of the reading
+            key = self.key(node, path, function) if node is not None and node.kind in (IDENTIFIER, MEMBER) else None
+            if key is not None and (self._clock_made(key) or any(
+                    a.op == "=" and self._clock_reading(a.value, a.span.path, a.function, depth - 1)
+                    for a in self.assignments_to(key))):
+                return True
         return False
+
+    def _clock_made(self, key: tuple) -> bool:
+        """Whether a variable is handed by address to a clock that fills it."""
+        return any(_object(arg) is not strip(arg) and self.key(_object(arg), call.span.path, call.function) == key
+                   for clock in frequency.CLOCKS for call in self.written_calls(clock) for arg in call.args or ())
 
     def steps_by_chunks(self, loop: Loop) -> bool:
         """Whether a variable of the loop's condition is stepped in the loop only by a constant
