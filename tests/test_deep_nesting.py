@@ -53,3 +53,20 @@ def test_shared_trees_stay_within_the_depth_limit(tmp_path):
     done = mmaplint("check", "--frontend", "tree-sitter", "--format", "json", "nest.c", cwd=tmp_path)
     assert done.returncode == 1 and "internal error" not in done.stderr, done.stderr
     assert [f["rule"] for f in json.loads(done.stdout)["findings"]] == ["MML008"]
+
+
+def test_a_long_chain_of_names_is_unknown_past_the_depth_limit(tmp_path):
+    """`#define N0 N1`, ..., `#define N999 1`: a name is worked out through a bounded chain
+    of the names defining it (program.MAX_DEFINITION_DEPTH), never down 1,000 of them, so a
+    loop ending on `done = N0` is not known to end and its flush stays reported."""
+    chain = "".join(f"#define N{i} N{i + 1}\n" for i in range(1_000)) + "#define N1000 1\n"
+    (tmp_path / "chain.c").write_text(
+        "#include <stdio.h>\n" + chain + "void f(int n, int stop) {\n"
+        "    int done = 0;\n"
+        "    for (int i = 0; !done && i < n; i++) {\n"
+        "        if (i == stop) { fflush(stdout); done = N0; }\n"
+        "    }\n"
+        "}\n")
+    done = mmaplint("check", "--frontend", "tree-sitter", "--format", "json", "chain.c", cwd=tmp_path)
+    assert "internal error" not in done.stderr, done.stderr
+    assert [(f["rule"], f["line"]) for f in json.loads(done.stdout)["findings"]] == [("MML005", 1006)]
