@@ -62,7 +62,7 @@ Open without `O_DSYNC` and `fdatasync()` per batch instead of paying a flush on
 every `write()`.
 """
 from mmaplint.analyzer.constants import SYNC_FILE_RANGE_FLAGS
-from mmaplint.analyzer.facts import BINARY, CALL, SUBSCRIPT, Call, Expr, strip
+from mmaplint.analyzer.facts import BINARY, CALL, SUBSCRIPT, Call, Expr, Loop, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import INVARIANT, SCATTERED
 from mmaplint.analyzer.iteration import HotPath
@@ -115,7 +115,7 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     retry the call do not count, nor loops that move to another file each iteration."""
     op = call.operation
     hot = program.call_per_iteration(call, skip=lambda c, loop_id: c is op and _retries(program, op, loop_id))
-    if hot is None or not _revisits(program, call, (hot.loop.id,)):
+    if hot is None or not _revisits(program, call, hot.loop):
         return None
     if hot.chain and (program.after_own_loop(
             op, _descriptor(op), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id))
@@ -124,23 +124,25 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     return hot
 
 
-def _revisits(program: Program, call: Call, loops: tuple[int, ...]) -> bool:
+def _revisits(program: Program, call: Call, loop: Loop) -> bool:
     """Whether the loop that repeats the call syncs the same descriptor again: the same one
     every iteration (an outer loop moving to the next directory does not make each inner
     iteration sync another file), or one picked from a table by an index loaded from data
     or hashed (`dirs[dir_of[i]]`, `shards[h % n]`: many records map onto a few handles;
     `fds[i]` syncs each once)."""
-    where = (call.span.path, call.function, loops)
+    where = (call.span.path, call.function, (loop.id,))
     fd = strip(_descriptor(call))
     if fd is not None and fd.kind == SUBSCRIPT and program.variation(fd.children[0], *where) == INVARIANT:
         return program.variation(fd.children[1], *where) in (INVARIANT, SCATTERED)
-    return program.variation(fd, *where) == INVARIANT or _reopens_same_file(program, call, fd, where)
+    return program.variation(fd, *where) == INVARIANT or _reopens_same_file(program, call, fd, loop)
 
 
-def _reopens_same_file(program: Program, call: Call, fd, where) -> bool:
+def _reopens_same_file(program: Program, call: Call, fd, loop: Loop) -> bool:
     """Whether the descriptor, though opened anew each iteration, names the same file each
     time: the open made on the way to this call (here, or in the function it calls) has a path
-    the loop does not change (a config file rewritten and synced per event)."""
+    the loop does not change (a config file rewritten and synced per event), asked where the
+    open is written, across what the loop runs (a helper's path built from the name it is
+    handed is the caller's item's)."""
     site = call.via[0] if call.via else None
     for opened in program.opens_of(fd, call.span.path, call.function):
         made = opened.call
@@ -149,7 +151,9 @@ def _reopens_same_file(program: Program, call: Call, fd, where) -> bool:
         if (made.via[0] if made.via else None) is not site and not (
                 site is None and made.span.path == call.span.path and made.function == call.function):
             continue
-        if program.variation(made.arg(OPEN_CALLS[made.callee] - 1), *where) == INVARIANT:
+        written = made.operation
+        path = written.arg(OPEN_CALLS[written.callee] - 1)
+        if program.variation_across(program.region(loop), path, written.span.path, written.function) == INVARIANT:
             return True
     return False
 
