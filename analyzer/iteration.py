@@ -15,7 +15,7 @@ from typing import Callable
 from . import constants, frequency
 from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STRING, SUBSCRIPT, UNARY, Assignment,
                     Call, Expr, Function, Guard, Loop, Return, Span, TemplateUse, strip)
-from .expressions import assume, truth
+from .expressions import alternatives, assume, truth
 from .findings import Related
 
 # A loop that calls one of these parses options: it runs once per option given.
@@ -39,15 +39,14 @@ def _object(expr: Expr | None) -> Expr | None:
 
 def _hands_arguments(expr: Expr) -> bool:
     """Whether an argument hands over the command line itself, argc or the argv vector
-    (`argv`, `argv + 1`, `&argc`), not one of its strings (`argv[1]`, `*argv`)."""
-    pending = [expr]
-    while pending:
-        node = strip(pending.pop())
-        if node is None or node.kind == SUBSCRIPT or (node.kind == UNARY and node.op == "*"):
-            continue
-        if node.kind == IDENTIFIER and node.op in ("argc", "argv"):
+    (`argv`, `argv + 1`, `&argc`, a branch of `?:`), not one of its strings (`argv[1]`, `*argv`)
+    nor a test of it (`argc > 1 ? argv[1] : "wal.log"`)."""
+    for value in alternatives(expr):
+        while value is not None and value.children and (
+                value.kind == BINARY and value.op in ("+", "-") or value.kind == UNARY and value.op == "&"):
+            value = strip(value.children[0])
+        if value is not None and value.kind == IDENTIFIER and value.op in ("argc", "argv"):
             return True
-        pending.extend(node.children)
     return False
 
 
