@@ -75,6 +75,11 @@ ALGORITHMS = frozenset({
 # a frontend records each insertion as a call of "std::endl" or "std::flush" with the stream,
 # and a flush() method of an output stream of these classes as a call of "std::flush".
 FLUSHING_MANIPULATORS = frozenset({"endl", "flush"})
+# The C++ standard library's factories: `std::make_unique<T>(...)` makes a T, as `new T` does.
+FACTORIES = frozenset({"make_unique", "make_shared", "allocate_shared"})
+# Its smart pointers: their template argument is the class of what they point to (`->` reaches
+# it), made elsewhere, not an object they hold.
+SMART_POINTERS = frozenset({"unique_ptr", "shared_ptr", "weak_ptr"})
 STREAM_CLASSES = frozenset({"ostream", "ofstream", "fstream", "iostream", "basic_ostream", "basic_ofstream",
                             "basic_fstream", "basic_iostream"})
 

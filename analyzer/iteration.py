@@ -432,10 +432,12 @@ class Iteration:
     def _constructed(self) -> dict[str, frozenset[str]]:
         """Per file, the classes it makes objects of: as written, an alias standing for its
         template (`kc::GrassDB db;` makes a PlantDB), and a template's class arguments with
-        it (PlantDB<CacheDB> holds a CacheDB: its `BASEDB db_` member)."""
+        it (PlantDB<CacheDB> holds a CacheDB: its `BASEDB db_` member), but a smart pointer's
+        (`std::unique_ptr<Sink> sink` holds a pointer to a Sink made elsewhere)."""
         made = {}
         for path, facts in self.files.items():
-            kinds = {argument for use in facts.template_uses if use.made for argument in use.arguments}
+            kinds = {argument for use in facts.template_uses if use.made and use.template not in frequency.SMART_POINTERS
+                     for argument in use.arguments}
             for kind in facts.constructs:
                 # `PROTODB db;` in a function template: what its calls give PROTODB
                 kinds.update(next((self._arguments_of(template.name, template.parameters.index(kind), path)

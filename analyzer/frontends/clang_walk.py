@@ -18,7 +18,7 @@ from clang.cindex import Cursor, CursorKind, TranslationUnit, TypeKind
 
 from ..facts import (EVERY_CALL, ClassBases, Template, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span, TemplateUse, shortened)
-from ..frequency import (ALGORITHMS, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
+from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
                          may_bound, may_matter, trace_off)
 from . import clang_native as native
 from .clang_expr import (CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through,
@@ -301,6 +301,8 @@ class FactWalker:
         name would (libclang gives the argument's canonical type, not the typedef it was written as)."""
         if not (kinds := native.call_template_arguments(function)):
             return
+        if name in FACTORIES and (made := struct_name(native.declaration_of(kinds[0]))) is not None:
+            self._made(made, kinds[0])      # std::make_unique<T>(...): a T, as new T makes
         names = []
         for kind in kinds:
             if (use := template_use(kind)) is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ..frequency import SMART_POINTERS
 from .ts_names import Nest, declared_name, function_declarator, text
 
 # The C++ library's own output streams, declared in headers the file does not hold.
@@ -48,6 +49,16 @@ def template_arguments(source: bytes, node: Node | None) -> tuple[str, str, ...]
     return (text(source, node.child_by_field_name("name")), *(n or "" for n in named))
 
 
+def designated_type(source: bytes, node: Node | None) -> str | None:
+    """The class an object of this type designates for its members' calls: its own name, or,
+    for a smart pointer (`std::unique_ptr<Store>`), what `->` reaches: the class it points to."""
+    named = node.child_by_field_name("name") if node is not None and node.type == "qualified_identifier" else node
+    if named is not None and named.type == "template_type" and type_name(source, named) in SMART_POINTERS:
+        arguments = template_arguments(source, named)
+        return arguments[1] or None if arguments is not None and len(arguments) > 1 else None
+    return type_name(source, node)
+
+
 def declaration_type(source: bytes, declarator: Node) -> str | None:
     """The type name of the declaration (or parameter, or field) a declarator belongs to."""
     owner = declarator.parent
@@ -56,7 +67,7 @@ def declaration_type(source: bytes, declarator: Node) -> str | None:
         owner = owner.parent
     if owner is None:
         return None
-    return type_name(source, owner.child_by_field_name("type"))
+    return designated_type(source, owner.child_by_field_name("type"))
 
 
 class DeclaredTypes:
@@ -75,7 +86,7 @@ class DeclaredTypes:
             for param in params.named_children if params is not None else ():
                 inner = param.child_by_field_name("declarator")
                 name = declared_name(source, inner) if inner is not None else None
-                kind = type_name(source, param.child_by_field_name("type"))
+                kind = designated_type(source, param.child_by_field_name("type"))
                 if name and kind:
                     self.in_function[index][name] = kind
         for declarator in declarators:
@@ -97,7 +108,7 @@ class DeclaredTypes:
             for member in body.named_children if body is not None else ():
                 if member.type != "field_declaration":
                     continue
-                kind = type_name(source, member.child_by_field_name("type"))
+                kind = designated_type(source, member.child_by_field_name("type"))
                 for d in member.children_by_field_name("declarator"):
                     field = declared_name(source, d, prototypes=True)
                     if field and kind:

@@ -16,6 +16,13 @@
 (struct_specifier (base_class_clause) @bases)
 ; Objects made with new: with the variables declared by value, the classes a file constructs.
 (new_expression type: (_) @constructed)
+; ... and by the standard library's factories, which call new themselves.
+(call_expression
+  function: [(template_function name: (identifier) @_factory
+                                arguments: (template_argument_list (type_descriptor type: (_) @constructed)))
+             (qualified_identifier name: (template_function name: (identifier) @_factory
+                                arguments: (template_argument_list (type_descriptor type: (_) @constructed))))]
+  (#match? @_factory "^(@FACTORIES@)$"))
 ; A standard algorithm: the function it is handed runs once per element (ts_sites.py); the
 ; names are frequency.py's, put in by ts_grammar.py.
 (call_expression
