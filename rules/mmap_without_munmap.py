@@ -8,8 +8,9 @@ points at the call in the loop body that leads to it) when no `munmap()`
 in the analyzed code can receive the mapping: none is handed the variable the
 mapping went to, nor a variable, field or array it was copied into
 (`segs[n] = p` then `munmap(segs[i], len)` counts as released). An `munmap()`
-of the local the loop assigns each new mapping to, made after that loop and
-outside it, releases only the last mapping and does not count (nor does another
+of the local the loop assigns each new mapping to (mmap's result, or that of a
+helper returning its mapping), made after that loop and outside it, releases
+only the last mapping and does not count (nor does another
 loop's own `p` of the same name). A `munmap()` of
 something the rule cannot trace (a function parameter, a range-for element) is
 taken to release every mapping that escapes what the rule follows (returned,
@@ -125,9 +126,10 @@ def _releases(program: Program, mapping: Mapping, unmap: Call, key: Key) -> bool
     """Whether an munmap of a variable that holds the mapping releases each mapping the call
     makes: not when the variable is the local the mmap's loop assigns anew on every iteration
     and the munmap runs after that loop, outside it (it releases the last mapping only: `for
-    (...) { p = mmap(...); ... }` then `munmap(p, len)`, or another loop's own `p`)."""
+    (...) { p = mmap(...); ... }` then `munmap(p, len)`, or another loop's own `p`), whether the
+    loop calls mmap itself or a function that returns its mapping (`p = map_segment(...)`)."""
     call = mapping.call
-    if call.via or key != program.key(call.result, call.span.path, call.function) or key[0] != "local":
+    if key != program.key(call.result, call.span.path, call.function) or key[0] != "local":
         return True
     return (unmap.span.path, unmap.function) != (call.span.path, call.function) \
         or set(call.loops) <= set(unmap.loops)
