@@ -924,35 +924,61 @@ class Iteration:
         """Whether a guard holds once per tick or interval of a clock: its condition reads the
         clock and a value its code stamps from the clock (`if (now != last) { ...; last = now;
         }`, `if (now - last >= 1)`, `if (now >= next) { ...; next = now + 5; }`): progress
-        shown once a second, not once per record."""
-        where = (guard.span.path, guard.function)
-        read = [node for node in guard.condition.walk() if node.kind in (IDENTIFIER, MEMBER, CALL)]
-        return any(self._clock_reading(node, *where) for node in read) and any(
-            a.op == "=" and guard.span.contains(a.span) and self._clock_reading(a.value, *where)
-            for node in read if node.kind != CALL for a in self.assignments_to(self.key(node, *where)))
+        shown once a second, not once per record.  Answered once per guard."""
+        known = self._clocked_guards.get(id(guard))
+        if known is None:
+            where = (guard.span.path, guard.function)
+            read = [node for node in guard.condition.walk() if node.kind in (IDENTIFIER, MEMBER, CALL)]
+            stamps = [a for node in read if node.kind != CALL for a in self.assignments_to(self.key(node, *where))
+                      if a.op == "=" and guard.span.contains(a.span)]
+            known = self._clocked_guards[id(guard)] = bool(stamps) and any(
+                self._clock_reading(a.value, *where) for a in stamps) and any(
+                self._clock_reading(node, *where) for node in read)
+        return known
+
+    @cached_property
+    def _clocked_guards(self) -> dict[int, bool]:
+        return {}
 
     def _clock_reading(self, expr: Expr | None, path: str, function: str | None, depth: int = 2) -> bool:
         """Whether a value comes from a clock: a call of a clock (frequency.CLOCKS, or a function
         of the program returning a reading), a variable given one or handed by address to a
         clock (`clock_gettime(CLOCK_MONOTONIC, &ts)`), or a value computed from those."""
         for node in expr.walk() if expr is not None and depth else ():
-            if node.kind == CALL and (node.op in frequency.CLOCKS or any(
-                    self._clock_reading(r.value, p, fn.qualified, depth - 1)
-                    for p, fn in self.defined_names.get(node.op, ()) for r in self.summaries.returns_in(p, fn.qualified))):
+            if node.kind == CALL and (node.op in frequency.CLOCKS or self._returns_clock(node.op)):
                 return True
             if node.kind == MEMBER and node.children:
                 node = strip(node.children[0])      # ts.tv_sec: a field of the reading
             key = self.key(node, path, function) if node is not None and node.kind in (IDENTIFIER, MEMBER) else None
-            if key is not None and (self._clock_made(key) or any(
+            if key is not None and (key in self._clock_filled or any(
                     a.op == "=" and self._clock_reading(a.value, a.span.path, a.function, depth - 1)
                     for a in self.assignments_to(key))):
                 return True
         return False
 
-    def _clock_made(self, key: tuple) -> bool:
-        """Whether a variable is handed by address to a clock that fills it."""
-        return any(_object(arg) is not strip(arg) and self.key(_object(arg), call.span.path, call.function) == key
-                   for clock in frequency.CLOCKS for call in self.written_calls(clock) for arg in call.args or ())
+    def _returns_clock(self, name: str) -> bool:
+        """Whether the program's functions of this name return a clock reading (`now_ms()`
+        around clock_gettime), the call of a clock or a variable it filled."""
+        known = self._clock_returners.get(name)
+        if known is None:
+            self._clock_returners[name] = False      # while worked out: a recursion reads none
+            known = self._clock_returners[name] = any(
+                node.kind == CALL and node.op in frequency.CLOCKS
+                or node.kind in (IDENTIFIER, MEMBER) and self._clock_reading(node, path, fn.qualified, 1)
+                for path, fn in self.defined_names.get(name, ()) for r in self.summaries.returns_in(path, fn.qualified)
+                for node in r.value.walk())
+        return known
+
+    @cached_property
+    def _clock_returners(self) -> dict[str, bool]:
+        return {}
+
+    @cached_property
+    def _clock_filled(self) -> frozenset:
+        """The variables handed by address to a clock that fills them (gettimeofday(&tv, ...))."""
+        return frozenset(key for clock in frequency.CLOCKS for call in self.written_calls(clock)
+                         for arg in call.args or () if _object(arg) is not strip(arg)
+                         and (key := self.key(_object(arg), call.span.path, call.function)) is not None)
 
     def steps_by_chunks(self, loop: Loop) -> bool:
         """Whether a variable of the loop's condition is stepped in the loop only by a constant
