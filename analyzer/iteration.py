@@ -1045,11 +1045,13 @@ class Iteration:
 
     def _closes(self, guard: Guard, a: Assignment) -> bool:
         """Whether an assignment closes a branch: its last statement, not one of a branch
-        nested in it (which another path may skip: `if (!put(k)) err = true;`).  Any branch:
-        one without a call in it is no guard."""
-        return (guard.span.contains(a.span) and a.span.end_line >= guard.span.end_line - 1
-                and not any(inner != guard.span and inner.contains(a.span)
-                            for inner in self._branches_from(guard.span, a.span)))
+        nested in it (which another path may skip: `if (!put(k)) err = true;`)."""
+        return guard.span.contains(a.span) and a.span.end_line >= guard.span.end_line - 1 and self._always_in(guard, a)
+
+    def _always_in(self, guard: Guard, a: Assignment) -> bool:
+        """Whether an assignment inside a guard runs whenever the guarded code does: it is in no
+        branch nested in the guard (any branch: one without a call in it is no guard)."""
+        return not any(inner != guard.span and inner.contains(a.span) for inner in self._branches_from(guard.span, a.span))
 
     def _branches_from(self, outer: Span, inner: Span) -> list[Span]:
         """The branches of a file (FileFacts.branches) that start inside `outer`, at or
@@ -1537,7 +1539,8 @@ class Iteration:
 
     def runs_once(self, call: Call, loop: Loop | None = None) -> bool:
         """Whether the call is guarded by a flag that stops it after one run: the guarded code
-        flips the flag (`if (!seeded) { ...; seeded = 1; }`, `if (first) { ...; first = 0; }`)
+        flips the flag whenever it runs (`if (!seeded) { ...; seeded = 1; }`, `if (first) { ...;
+        first = 0; }`; not `if (dir_sync) { if (fsync(d)) dir_sync = 0; }`, once per failure)
         or initialises what it tests (`if (!screen) screen = initscr();`), or `loop` sets it on
         every iteration and nothing clears it (a latch: `if (!polled) reopen();` while each
         iteration's poll sets `polled = true`).  In a loop, the guard must be inside the loop
@@ -1549,7 +1552,8 @@ class Iteration:
                 continue
             target, runs_while_set = flag
             assignments = self.assignments_to(self.key(target, call.span.path, call.function))
-            if any(guard.span.contains(a.span) and self._turns_off(a, runs_while_set) for a in assignments) \
+            if any(guard.span.contains(a.span) and self._turns_off(a, runs_while_set) and self._always_in(guard, a)
+                   for a in assignments) \
                     and not (inner is not None and self._cleared_in(assignments, guard, inner, runs_while_set)):
                 return True
             if loop is not None and not runs_while_set and self._latched(assignments, loop):
