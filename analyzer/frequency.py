@@ -47,10 +47,10 @@ _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
 _LOG_LEVEL_WORDS = ("log", "level")
 # What failed calls return besides negative numbers.
 FAILURE_NAMES = frozenset({"NULL", "nullptr", "MAP_FAILED", "SIG_ERR"})
-# Calls that do not return: a function that makes one whatever its arguments ends the process.
 # Library calls that read a clock (`now` is C++'s std::chrono clocks'): a guard comparing a
 # reading with one its code stamped before holds once per tick or interval, not per record.
 CLOCKS = frozenset({"time", "clock", "clock_gettime", "gettimeofday", "times", "ftime", "timespec_get", "now"})
+# Calls that do not return: a function that makes one whatever its arguments ends the process.
 PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"})
 # Calls that wait for time to pass (a tick: a sleep, a timed wait), for another thread or
 # process to finish, or for a signal: a loop that makes one is paced by the wait, and a

@@ -38,6 +38,7 @@ Open without `O_DSYNC` and make the mapped range durable with
 must be synchronous, give them their own descriptor (or call `fdatasync()` after
 them) so the flag does not tax every other write.
 """
+from mmaplint.analyzer.facts import Span
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import Mapping, Open, Program
 from mmaplint.analyzer.registry import Hit
@@ -55,7 +56,7 @@ def check(program: Program):
     found = [(mapping, syncing) for mapping in program.mappings if (syncing := _synchronous(program, mapping))]
     # one finding per mmap as written, where the fewest calls lead to it: the mmap itself
     # when it shows the flag on its own, else the call that hands it the descriptor
-    nearest: dict = {}
+    nearest: dict[Span, int] = {}
     for mapping, _ in found:
         written = mapping.call.operation.span
         nearest[written] = min(nearest.get(written, len(mapping.call.via)), len(mapping.call.via))
