@@ -135,7 +135,7 @@ class Variation:
             place = self.of(kids[0]) if through_pointer(expr) else self.of(kids[0], address=True)
             return self._variable(expr) if place == INVARIANT or self._stamped(expr) else SCATTERED
         if expr.kind == IDENTIFIER:
-            return self._variable(expr)
+            return self._variable(expr, address)
         return max((self.of(k) for k in kids), default=INVARIANT)
 
     def _page_strides(self, expr: Expr | None) -> bool:
@@ -152,7 +152,9 @@ class Variation:
             return factors[1] >= PAGE_SHIFT
         return expr.op == "*" and any(f is not None and abs(f) >= 1 << PAGE_SHIFT for f in factors)
 
-    def _variable(self, expr: Expr) -> int:
+    def _variable(self, expr: Expr, address: bool = False) -> int:
+        """How a variable's value moves; asked of an address (a pointer a store goes through),
+        its value is where it points, which filling the buffer there does not move."""
         key = self.program.key(expr, self.path, self.function)
         if key is None or self._anchored(expr):
             return INVARIANT
@@ -161,12 +163,12 @@ class Variation:
         # a variable of a function the loop calls (carried into it by a summary): that
         # function runs on every iteration, and so does each of its assignments
         home = expr.home if isinstance(expr, Scoped) else None
-        known = self.known.get((key, home))
+        known = self.known.get((key, home, address))
         if known is not None:
             return known
         in_loop = [a for a in self.program.assignments_to(key)
                    if self._runs(a) or (a.span.path, a.function) == home]
-        passed = self._arguments(key) + self._filled(key)
+        passed = self._arguments(key) + ([] if address else self._filled(key))
         if not in_loop and not passed:
             answer = SCATTERED if self._handed_out(key) else INVARIANT
         else:
@@ -176,7 +178,7 @@ class Variation:
                              + [self._at(call.span.path, call.function).of(arg) for call, arg in passed])
             finally:
                 self.visiting.discard(key)
-        self.known[(key, home)] = answer
+        self.known[(key, home, address)] = answer
         return answer
 
     def _stamped(self, member: Expr) -> bool:
