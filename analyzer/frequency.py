@@ -135,40 +135,33 @@ def relevant_guards(guards: list[Guard], calls: list[Call], assignments: list[As
     a call that ends the process or waits.  A
     big file has thousands of `if (rc) goto fail;`; sending them all between processes costs
     a quarter of a tree-sitter run."""
-    flags_set: set[str] = set()
-
-    def may_run_once(guard: Guard) -> bool:
-        flag = once_flag(guard.condition)
-        if flag is None:
-            return False
-        if not flags_set:       # built on the first guard that needs it
-            for a in assignments:
-                if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER):
-                    flags_set.add(a.target.op)
-        return flag[0].op in flags_set
-
-    stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
-                  if c.callee in PROCESS_ENDS or waits(c))
     locals_of = {fn.qualified: fn.locals for fn in functions}
 
     def may_be_constant(value: Expr | None, function: str | None) -> bool:
         value = strip(value)
         return constant_value(value) is not None or (
             value is not None and value.kind == IDENTIFIER and value.op not in locals_of.get(function, ()))
-    flag_settings = sorted((a.span.path, a.span.line, a.span.column) for a in assignments
-                           if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER) and may_be_constant(a.value, a.function))
+    # every plain assignment to a variable or a field, by where it is: (position, the name it
+    # sets, whether the value may be a constant)
+    settings = sorted(((a.span.path, a.span.line, a.span.column), a.target.op, may_be_constant(a.value, a.function))
+                      for a in assignments if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER))
+    flags_set = {name for _, name, _ in settings}
+    flag_settings = [at for at, _, constant in settings if constant]
+    stops = sorted((c.span.path, c.span.line, c.span.column) for c in calls
+                  if c.callee in PROCESS_ENDS or waits(c))
+
+    def may_run_once(guard: Guard) -> bool:
+        flag = once_flag(guard.condition)
+        return flag is not None and flag[0].op in flags_set
 
     def encloses(span, positions) -> bool:
         first = bisect_left(positions, (span.path, span.line, span.column))
         return first < len(positions) and positions[first] <= (span.path, span.end_line, span.end_column)
 
-    settings = sorted(((a.span.path, a.span.line, a.span.column), a.target.op) for a in assignments
-                      if a.op == "=" and a.target.kind in (IDENTIFIER, MEMBER))
-
     def sets_what_it_reads(guard: Guard) -> bool:
         span, read = guard.span, guard.condition.names() | {n.op for n in guard.condition.walk() if n.kind == MEMBER}
-        first = bisect_left(settings, ((span.path, span.line, span.column), ""))
-        return any(name in read for at, name in settings[first:bisect_right(
+        first = bisect_left(settings, ((span.path, span.line, span.column),))
+        return any(name in read for _, name, _ in settings[first:bisect_right(
             settings, ((span.path, span.end_line, span.end_column), "\U0010ffff"))])
 
     return tuple(guard for guard in guards
