@@ -51,6 +51,15 @@ def alternatives(expr: Expr | None) -> list[Expr | None]:
     return [expr]
 
 
+def dereferenced(expr: Expr | None) -> Expr | None:
+    """The pointer `*p` and `p[i]` read what it points to through (p), as written."""
+    expr = strip(expr)
+    if expr is not None and expr.children and (
+            expr.kind == SUBSCRIPT or expr.kind == UNARY and expr.op == "*"):
+        return strip(expr.children[0])
+    return None
+
+
 def address_base(target: Expr) -> Expr | None:
     """The pointer an lvalue writes through: p in p[i], *(p + i), p[i].field, p->field, *q."""
     target = strip(target)

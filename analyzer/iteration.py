@@ -1177,6 +1177,10 @@ class Iteration:
                    and frequency.endless(inner, self.constant)
                    for inner in self._loops_in.get((call.span.path, call.function), ()))
 
+    def assignments_in(self, path: str, function: str | None) -> list[Assignment]:
+        """The assignments a function makes in its own body."""
+        return self._assignments_in.get((path, function), [])
+
     @cached_property
     def _assignments_in(self) -> dict[tuple[str, str | None], list[Assignment]]:
         """Per function, the assignments it makes."""

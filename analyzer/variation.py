@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from .expressions import through_pointer
+from .expressions import dereferenced, through_pointer
 from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, STEP_OPS, STRING, SUBSCRIPT, UNARY,
-                    Assignment, Call, Expr, Loop, Scoped, Span, strip)
+                    Assignment, Call, Expr, Function, Loop, Scoped, Span, strip)
 
 if TYPE_CHECKING:
     from .program import Key, Program
@@ -170,7 +170,7 @@ class Variation:
                    if self._runs(a) or (a.span.path, a.function) == home]
         passed = self._arguments(key) + ([] if address else self._filled(key))
         if not in_loop and not passed:
-            answer = SCATTERED if self._handed_out(key) else INVARIANT
+            answer = self._handed_out(key)
         else:
             self.visiting.add(key)
             try:
@@ -233,21 +233,48 @@ class Variation:
         asking.known[marker] = answer
         return answer
 
-    def _handed_out(self, key: Key) -> bool:
-        """Whether a local variable's address is handed to a call each iteration makes
-        (`asprintf(&file, "%s/%s", dir, name)`): the call writes it, a new value each time."""
+    def _handed_out(self, key: Key) -> int:
+        """How a local variable moves when its address is handed to calls each iteration
+        makes: as the functions those calls run move it through that parameter (`*tail += n`:
+        a cursor; `*at = hash(key)`: scattered; only read: not at all), or, through a function
+        whose body is not known (`asprintf(&file, "%s/%s", dir, name)`), to a new value each time."""
         if key[0] != "local":
-            return False
+            return INVARIANT
+        answer = INVARIANT
         for call in self.program.calls_in(key[1], key[2]):
             if not (self._inside(call.span) if self.region is None else self.region.runs(
                     call.span.path, call.function, call.loops)):
                 continue
-            for arg in call.args or ():
+            for index, arg in enumerate(call.args or ()):
                 arg = strip(arg)
                 if arg is not None and arg.kind == UNARY and arg.op == "&" and arg.children \
                         and self.program.key(arg.children[0], call.span.path, call.function) == key:
-                    return True
-        return False
+                    defined = self.program.resolve(call)
+                    answer = max([answer, *(self._written_through(path, fn, index) for path, fn in defined)]
+                                 if defined else [SCATTERED])
+        return answer
+
+    def _written_through(self, path: str, fn: Function, index: int) -> int:
+        """How a function moves what its index-th parameter points to: as its stores through
+        the pointer (`*p` or `p[i]`) move it, when it does nothing else with the pointer; when it
+        copies, returns or passes it on, it may be rewritten anywhere (SCATTERED)."""
+        name = fn.params[index] if index < len(fn.params) else ""
+        if not name:
+            return SCATTERED
+        where = (path, fn.qualified)
+        if any(_bare(arg, name) for call in self.program.calls_in(*where) for arg in call.args or ()) \
+                or any(_bare(r.value, name) for r in self.program.summaries.returns_in(*where)):
+            return SCATTERED
+        stores = []
+        for a in self.program.assignments_in(*where):
+            if _names(dereferenced(a.target), name):
+                stores.append(a)
+            elif _bare(a.target, name):
+                return SCATTERED        # `p = q`, `p->f = v`, `*(p + 1) = v`
+            if _bare(a.value, name):
+                return SCATTERED
+        at = self._at(*where)
+        return max((at._update(a) for a in stores), default=INVARIANT)
 
     def _filled(self, key: Key) -> list[tuple[Call, Expr]]:
         """For a buffer the iterations fill with a C library call (FILLS), what it is filled
@@ -306,3 +333,22 @@ class Variation:
         return loop is not None and span.path == loop.path and (
             (loop.line, loop.column) <= (span.line, span.column)
             and (span.end_line, span.end_column) <= (loop.end_line, loop.end_column))
+
+
+def _bare(expr: Expr | None, name: str) -> bool:
+    """Whether an expression uses the pointer `name` other than to read what it points to
+    (`*p`, `p[i]`): copies it, computes from it or hands it on."""
+    if expr is None:
+        return False
+    pending = [expr]
+    while pending:
+        node = pending.pop()
+        if node.kind == IDENTIFIER and node.op == name and not isinstance(node, Scoped):
+            return True
+        # `*p`, `p[i]`: the pointee is read, not the pointer
+        pending.extend(node.children[1:] if _names(dereferenced(node), name) else node.children)
+    return False
+
+
+def _names(expr: Expr | None, name: str) -> bool:
+    return expr is not None and expr.kind == IDENTIFIER and expr.op == name
