@@ -2,12 +2,14 @@
 
 ## What it does
 Reports an `mmap()` executed once per iteration of a loop (in the loop, or in a
-function or method the loop calls, across the analyzed files and however many
+function or method the loop calls, the constructor of an object it makes included,
+across the analyzed files and however many
 calls away: a leak grows with every repetition, however coarse; the finding
 points at the call in the loop body that leads to it) when no `munmap()`
 in the analyzed code can receive the mapping: none is handed the variable the
 mapping went to, nor a variable, field or array it was copied into
-(`segs[n] = p` then `munmap(segs[i], len)` counts as released). An `munmap()`
+(`segs[n] = p` then `munmap(segs[i], len)` counts as released; so does a destructor's
+`munmap(base_, len_)` after `base_ = p == MAP_FAILED ? nullptr : p`). An `munmap()`
 of the local the loop assigns each new mapping to (mmap's result, or that of a
 helper returning its mapping), made after that loop and outside it, releases
 only the last mapping and does not count (nor does another
@@ -67,8 +69,9 @@ for (off_t off = 0; off < total; off += SEG) {
 """
 from collections import defaultdict
 
-from mmaplint.analyzer.facts import (BINARY, CALL, COND, EVERY_CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr,
-                                     Loop, strip)
+from mmaplint.analyzer.expressions import alternatives
+from mmaplint.analyzer.facts import (BINARY, CALL, EVERY_CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, Loop,
+                                     strip)
 from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program
 from mmaplint.analyzer.registry import Hit
 
@@ -181,18 +184,11 @@ def _returned(program: Program) -> set[Key]:
     returned = set()
     for facts in program.files.values():
         for r in facts.returns:
-            for value in _branches(r.value):
+            for value in alternatives(r.value):
                 key = _holder(program, value, r.span.path, r.function)
                 if key is not None:
                     returned.add(key)
     return returned
-
-
-def _branches(expr: Expr | None) -> list[Expr | None]:
-    expr = strip(expr)
-    if expr is not None and expr.kind == COND:
-        return [branch for child in expr.children[1:] for branch in _branches(child)]
-    return [expr]
 
 
 def _through_parameter(program: Program, mapping: Mapping) -> bool:
@@ -235,12 +231,15 @@ def _flows(program: Program) -> dict[Key, set[Key]]:
     edges: dict[Key, set[Key]] = defaultdict(set)
     for facts in program.files.values():
         for a in facts.assignments:
-            if a.op not in ("=", ":") or a.value is None or strip(a.value).kind == CALL:
+            if a.op not in ("=", ":") or a.value is None:
                 continue
-            source = _holder(program, a.value, a.span.path, a.function)
             target = _holder(program, a.target, a.span.path, a.function)
-            if source is not None and target is not None and source != target:
-                edges[source].add(target)
+            for value in alternatives(a.value):     # `p_ = p == MAP_FAILED ? NULL : p`: either
+                if value is None or value.kind == CALL:
+                    continue
+                source = _holder(program, value, a.span.path, a.function)
+                if source is not None and target is not None and source != target:
+                    edges[source].add(target)
     return edges
 
 

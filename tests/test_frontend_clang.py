@@ -259,3 +259,20 @@ def test_enumerators_are_known_by_their_value(tmp_path: Path) -> None:
     args = [c.args for c in facts.calls if c.callee == "msync"]
     assert [a[1].value for a in args] == [10 << 20, (10 << 20) + 1, 0]
     assert [(a[2].op, a[2].value) for a in args[:2]] == [("n", None), ("unit", None)]   # variables stay unknown
+
+
+def test_objects_made_as_written_call_their_constructor(tmp_path):
+    # made with arguments as written: a call of the constructor, named like the class; not the
+    # conversion the compiler adds for an argument, nor a copy
+    facts = parse(tmp_path, "#include <string>\n"
+                            "struct Name { Name(const char *s); Name(const Name &other); };\n"
+                            "void take(Name n);\n"
+                            "void f() {\n"
+                            "  Name a(\"x\"); Name b{\"y\"}; Name *c = new Name(\"z\");\n"
+                            "  take(\"w\"); Name d = a; std::string s(\"v\"); take(Name(\"u\"));\n"
+                            "}", name="t.cpp")
+    made = [(c.callee, c.target, c.span.line, c.span.column, c.result and c.result.op) for c in facts.calls
+            if c.callee != "take"]
+    assert made == [("Name", "Name::Name", 5, 8, "a"), ("Name", "Name::Name", 5, 21, "b"),
+                    ("Name", "Name::Name", 5, 43, None), ("basic_string", "std::__cxx11::basic_string::basic_string", 6, 38, "s"),
+                    ("Name", "Name::Name", 6, 51, None)]

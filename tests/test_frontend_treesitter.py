@@ -286,7 +286,7 @@ def test_gnu_named_variadic_macro():
     assert [shape(arg) for arg in call(facts, "printf").args] == [(STRING, ""), (INT, 1)]
 
 
-def test_cpp_constructions_casts_and_deleted_members_are_not_calls_or_definitions():
+def test_cpp_constructions_call_the_constructor_casts_and_deleted_members_are_neither_calls_nor_definitions():
     facts = read("struct File {\n"
                  "  File(const File &) = delete;\n"
                  "  File(const char *p) { fd = open(p, 0); }\n"
@@ -295,15 +295,36 @@ def test_cpp_constructions_casts_and_deleted_members_are_not_calls_or_definition
                  "  File a(\"x\"); File b = File(\"y\");\n"
                  "  off_t at = (off_t)(size * 2); int r = -1;\n"
                  "  void *p = mmap(nullptr, 1, 3, 1, at, 0);\n"
-                 "}", language="c++")
+                 "}", language="c++", wanted=WANTED | {"File"})
     assert [f.qualified for f in facts.functions] == ["File::File", "m"]
-    assert [c.callee for c in facts.calls] == ["open", "mmap"]
+    # `File a("x")` and `File("y")` run File's constructor, as clang's facts say
+    assert [(c.callee, c.span.column) for c in facts.calls] == [("open", 30), ("File", 8), ("File", 25), ("mmap", 13)]
+    assert [(c.args[0].text, c.result and c.result.op) for c in facts.calls if c.callee == "File"] \
+        == [('"x"', "a"), ('"y"', "b")]
     assert [a.target.op for a in facts.assignments] == ["fd", "b", "at", "r", "p"]
     by_target = {a.target.op: a.value for a in facts.assignments}
     assert shape(by_target["at"]) == (CAST, "off_t", (BINARY, "*", (IDENTIFIER, "size"), (INT, 2)))
     assert shape(by_target["r"]) == (UNARY, "-", (INT, 1)) and by_target["r"].value == -1
     assert shape(call(facts, "mmap").args[0]) == (OTHER, "")
     assert "a" in facts.functions[1].locals
+
+
+def test_an_object_made_from_variables_is_a_construction_though_it_parses_as_a_prototype():
+    # tree-sitter reads `View v(fd, off);` as a function declaration: a variable where a
+    # parameter's type should be (a local, the file's, or a field in a method) makes it an object
+    facts = read("static int g_fd;\n"
+                 "struct View { View(int fd, long off); };\n"
+                 "struct Scanner {\n"
+                 "  int fd_;\n"
+                 "  void scan(long off) { View v(fd_, off); }\n"
+                 "};\n"
+                 "void walk(long off) {\n"
+                 "  View v(g_fd, off); View w{g_fd, 0};\n"
+                 "  View proto(int, long); View named(int fd);\n"
+                 "}", language="c++", wanted=WANTED | {"View"})
+    assert [(c.callee, c.function, c.span.line, [a.text for a in c.args]) for c in facts.calls] == [
+        ("View", "Scanner::scan", 5, ["fd_", "off"]), ("View", "walk", 8, ["g_fd", "off"]),
+        ("View", "walk", 8, ["g_fd", "0"])]
 
 
 def test_spans_follow_clang_conventions():

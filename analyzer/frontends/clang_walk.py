@@ -258,6 +258,7 @@ class FactWalker:
         if shape is None:
             self._overloaded_assignment(cursor)
             self._manipulator(cursor)
+            self._construction(cursor)
             return native.RECURSE
         if not shape.callee and shape.via_field:
             shape.callee = self._dependent_member(shape.name_cursor)
@@ -293,6 +294,27 @@ class FactWalker:
             field_of=self._field_of(shape) if shape.via_field else None,
         ))
         return native.RECURSE
+
+    def _construction(self, cursor: Cursor) -> None:
+        """An object made with arguments as written (`LogFile log(path)`, `LogFile{path}`,
+        `new LogFile(path)`): a call of its class's constructor, named like the class as C++
+        names constructors, its result the variable declared.  Not a conversion or copy the
+        compiler adds (its one argument is all of its text)."""
+        constructor = native.referenced(cursor)
+        if constructor._kind_id != _K.CONSTRUCTOR.value:
+            return
+        arguments = native.children(cursor)
+        extent = self._file.extent(cursor)
+        if not arguments or (len(arguments) == 1 and self._file.extent(arguments[0]) == extent):
+            return
+        name = native.spelling(constructor)
+        target = self._qualified(constructor, name)
+        start, end = extent
+        self.calls.append(Call(
+            callee=name, span=self._span_of(start, end), function=self._function, loops=self._loops_at(start[2]),
+            args=tuple(self.exprs.build(arg) for arg in arguments)
+            if name in self._wanted or EVERY_CALL in self._wanted else None,
+            result=self._results.pop(native.identity(cursor), None), target=target))
 
     def _template_call(self, function: Cursor, name: str) -> None:
         """A call of a function template's specialization: the arguments it gives the template.
@@ -567,6 +589,8 @@ class FactWalker:
             target = Expr(IDENTIFIER, name, name)
             self._assign(cursor, target, "=", self.exprs.build(value))
             self._note_result(value, target)
+        elif value is not None:
+            self._note_result(value, Expr(IDENTIFIER, name, name))     # `File f(path)`: the object made
         return native.RECURSE
 
     def _parameter(self, cursor: Cursor, parent: Cursor) -> int:

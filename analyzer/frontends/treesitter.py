@@ -27,7 +27,7 @@ from .ts_preproc import Group, groups
 from .ts_names import (Nest, declared_name, definition_name, function_declarator,
                        parameter_names, scope_name, text)
 from .ts_recover import recover
-from .ts_sites import Sites
+from .ts_sites import ConstructSite, Sites
 from .ts_types import DeclaredTypes, template_arguments, type_name
 
 _MAX_MACRO_DEPTH = 8
@@ -178,6 +178,11 @@ def _breaks_loop(node: Node) -> bool:
     return False
 
 
+def _has_arguments(call: Node) -> bool:
+    arguments = call.child_by_field_name("arguments")
+    return arguments is not None and arguments.named_child_count > 0
+
+
 def _statement_end(source: bytes, loop: Node) -> int:
     """Where clang ends a loop: before its final `;` (`while (x) step();`,
     `do ... while (x);`) unless that is the whole body (`while (x) ;`)."""
@@ -272,11 +277,13 @@ class _FileReader:
         scopes = [(node, node.child_by_field_name("name")) for node in captures.get("scope", ())]
         self.qualified = self._qualified_names(nodes, scopes)
         self._params: dict[int, frozenset[str]] = {}
+        self._variables: dict[int, frozenset[str]] = {}     # per function: its parameters and locals
         self.types = DeclaredTypes(source, nodes, self.function_nest, self.qualified,
                                    captures.get("local", []),
                                    captures.get("struct", []) + [node for node in captures.get("scope", ())
                                                                   if node.type == "class_specifier"])
-        # `TestFile("a")` constructs a class of this file: not a call to clang either.
+        # the classes of this file: `Record()` makes a value, not a call (clang: a construction
+        # without arguments, which it records as none)
         self.classes = {scope_name(source, name) for node, name in scopes
                         if name is not None and node.type != "namespace_definition"}
 
@@ -344,8 +351,8 @@ class _FileReader:
             if fn is None:
                 continue
             callee, via_field = frame.conv.callee(fn)
-            if callee in self.classes and not via_field:
-                continue
+            if callee in self.classes and not via_field and not _has_arguments(node):
+                continue    # `Record()`: a value made without arguments, as clang records none
             byte_range = (node.start_byte, node.end_byte)
             if byte_range == frame.top_call:
                 result = frame.top_result
@@ -373,6 +380,8 @@ class _FileReader:
             self.pending_calls.append((key, callee, span, function, loops, args, result,
                                        frame.macro, via_field,
                                        frame.conv.expr(receiver) if receiver is not None else None, field_of))
+        for site in frame.sites.constructions if frame.anchor is None else ():
+            self._construction(frame, site)
         for node in frame.sites.element_calls:      # std::for_each(b, e, flush_one)
             function, loops, span, key = self._place(frame, node.start_byte, node.end_byte)
             self.pending_calls.append((key, text(self.source, node).rsplit("::", 1)[-1], span, function, loops,
@@ -395,6 +404,50 @@ class _FileReader:
             value = frame.conv.expr(site.value) if site.value is not None else None
             self.pending_assignments.append((key, frame.conv.expr(site.target), site.op, value,
                                              span, function, loops))
+
+    def _construction(self, frame: _Frame, site: ConstructSite) -> None:
+        """An object made with arguments: a call of its class's constructor, named like the
+        class as C++ names constructors, its result the variable declared."""
+        name = type_name(self.source, site.type)
+        if name is None:
+            return
+        conv, arguments = frame.conv, site.arguments
+        if arguments.type == "parameter_list":
+            if not self._names_variables(arguments):
+                return      # a prototype declared in a block
+            conv, arguments = self._as_arguments(arguments)
+        wanted = self.options.argument_callees
+        args = conv.arguments(arguments) if name in wanted or EVERY_CALL in wanted else None
+        function, loops, span, key = self._place(frame, site.start, site.end)
+        result = Expr(IDENTIFIER, site.declared, site.declared) if site.declared else None
+        self.pending_calls.append((key, name, span, function, loops, args, result, frame.macro, False, None, None))
+
+    def _names_variables(self, parameters: Node) -> bool:
+        """Whether a block's "prototype" names a variable where a parameter's type should be
+        (`SegmentView v(fd, off, len);`): an object made from those variables.  A variable
+        of the function, of the file, or in a method a field of its class the file declares."""
+        index = self.function_nest.innermost(parameters.start_byte)
+        if index < 0:
+            return False
+        variables = self._variables.get(index)
+        if variables is None:
+            qualified = self.qualified[index][0]
+            fields = self.types.fields.get(qualified.split("::")[-2], {}) if "::" in qualified else {}
+            variables = self._variables[index] = self._params_at(parameters.start_byte) | fields.keys() | {
+                name for declarator in self.captures.get("local", ())
+                if self.function_nest.innermost(declarator.start_byte) in (index, -1)
+                and (name := declared_name(self.source, declarator)) is not None}
+        return any(p.type == "parameter_declaration" and p.child_by_field_name("declarator") is None
+                   and (kind := p.child_by_field_name("type")) is not None and kind.type == "type_identifier"
+                   and text(self.source, kind) in variables for p in parameters.named_children)
+
+    def _as_arguments(self, parameters: Node) -> tuple[Converter, Node]:
+        """A parameter list's text read again as a call's arguments."""
+        wrapped = b"void __mmaplint_construct__() { __mmaplint_construct__" \
+            + self.source[parameters.start_byte:parameters.end_byte] + b"; }"
+        body = self.lang.parser.parse(wrapped).root_node.named_children[0].child_by_field_name("body")
+        call = body.named_children[0].named_children[0] if body is not None and body.named_child_count else None
+        return Converter(wrapped), call.child_by_field_name("arguments") if call is not None else None
 
     def _macro_guards(self, frame: _Frame) -> None:
         """An `if` of a macro body around all of the body's calls (`#define LOG(level, ...)

@@ -24,6 +24,17 @@ class AssignSite(NamedTuple):    # a tuple: files have thousands
     value: Node | None
 
 
+class ConstructSite(NamedTuple):
+    """An object made with arguments as written: a call of its class's constructor."""
+    start: int                # byte range of the call: `log(path)`, `LogFile(path)` after new
+    end: int
+    type: Node                # the class, as the declaration or the new spells it
+    # an argument list, the braces of `LogFile log{path}`, or the parameter list tree-sitter
+    # reads `LogFile log(path);` as (a prototype: the ambiguity C++ resolves by what path is)
+    arguments: Node
+    declared: str | None      # the variable a declaration makes (none for new)
+
+
 @dataclass
 class Sites:
     loops: list[tuple[Node, str]]         # (statement, kind), source order
@@ -34,6 +45,7 @@ class Sites:
     guards: list[Node]                    # if statements
     element_calls: list[Node] = ()        # a function named to an algorithm: called per element
     manipulators: list[Node] = ()         # `out << ... << std::endl`
+    constructions: list[ConstructSite] = ()
 
     @classmethod
     def read(cls, captures: dict[str, list[Node]]) -> "Sites":
@@ -54,7 +66,40 @@ class Sites:
                    calls=[node for node in captures.get("call", ()) if call_cast(node) is None],
                    assignments=assignments, results=results, guards=captures.get("guard", []),
                    element_calls=[node for node, _ in algorithms if node.type != "lambda_expression"],
-                   manipulators=captures.get("manipulator", []))
+                   manipulators=captures.get("manipulator", []), constructions=_constructions(captures))
+
+
+def _constructions(captures: dict[str, list[Node]]) -> list[ConstructSite]:
+    """`LogFile log(path)`, `LogFile log{path}` and `new LogFile(path)`: objects made with
+    arguments (`LogFile(path)` is a call already; `LogFile log = {path}` and a C struct's
+    `= {...}` initialise no object a constructor makes here)."""
+    sites = []
+    for node in captures.get("init", ()):
+        value, declaration = node.child_by_field_name("value"), node.parent
+        if value is not None and declaration is not None and value.named_child_count and (
+                value.type == "argument_list"
+                or value.type == "initializer_list" and (value.prev_sibling is None or value.prev_sibling.type != "=")):
+            kind = declaration.child_by_field_name("type")
+            if kind is not None:
+                sites.append(ConstructSite(node.start_byte, node.end_byte, kind, value, _declared(node)))
+    for node in captures.get("local", ()):
+        declaration = node.parent
+        if node.type == "function_declarator" and declaration.type == "declaration" \
+                and declaration.parent is not None and declaration.parent.type == "compound_statement":
+            parameters, kind = node.child_by_field_name("parameters"), declaration.child_by_field_name("type")
+            if parameters is not None and parameters.named_child_count and kind is not None:
+                sites.append(ConstructSite(node.start_byte, node.end_byte, kind, parameters, _declared(node)))
+    for kind in captures.get("constructed", ()):
+        made = kind.parent
+        arguments = made.child_by_field_name("arguments") if made.type == "new_expression" else None
+        if arguments is not None and arguments.named_child_count:
+            sites.append(ConstructSite(kind.start_byte, made.end_byte, kind, arguments, None))
+    return sites
+
+
+def _declared(declarator: Node) -> str | None:
+    name = declarator.child_by_field_name("declarator")
+    return name.text.decode("utf-8", "replace") if name is not None and name.type == "identifier" else None
 
 
 def _algorithm_callable(call: Node) -> tuple[Node, str] | None:
