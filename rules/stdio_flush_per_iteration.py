@@ -8,7 +8,9 @@ std::flush`, `out.flush()` on an output stream), and stdio writes (`fprintf`,
 per iteration on a stream that the code made unbuffered with `setvbuf(stream,
 NULL, _IONBF, 0)` or `setbuf(stream, NULL)`. Points at the flush or the write
 in the loop body, or at the call in the loop body that leads to it. Not reported: a flush right before
-the stream's `fclose` (the close flushes anyway); `stderr`, unbuffered by the
+the stream's `fclose` (the close flushes anyway), a C++ stream's `close()`, or the end of
+the iteration that made it (`std::ofstream out(path)` in the loop's body, `out << rec <<
+std::endl;` last: its destructor closes it); `stderr`, unbuffered by the
 C standard, unless the code gives it a buffer; writes to a stream unbuffered
 only when it is a terminal (`if (isatty(fileno(fp))) setvbuf(fp, NULL, _IONBF,
 0);`: a person watches it, and piped or redirected it keeps its buffer); flushes that run only while a
@@ -78,7 +80,7 @@ batch and `fflush()` + `fdatasync(fileno(f))` per batch.
 """
 from mmaplint.analyzer.constants import STDIO_MODES
 from mmaplint.analyzer.facts import EVERY_CALL, INT, IDENTIFIER, Expr, strip
-from mmaplint.analyzer.frequency import name_words, terminal_only
+from mmaplint.analyzer.frequency import STREAM_CLASSES, name_words, terminal_only
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import SYNC_CALLS, Program
 from mmaplint.analyzer.registry import Hit
@@ -254,10 +256,28 @@ def _reports_errors(function: str | None) -> bool:
 
 
 def _closes_next(program: Program, call) -> bool:
-    """fflush(f) right before fclose(f) in the same iteration: the close would flush anyway."""
-    stream = program.key(call.arg(0), call.span.path, call.function)
-    after = program.first_use(stream, call) if stream is not None else None
-    return after is not None and after.callee == "fclose" and after.loops == call.loops
+    """A flush right before the stream is closed in the same iteration (the close would flush
+    anyway): fflush(f) then fclose(f); a C++ stream's flush after which the iteration's next
+    call on the stream is `out.close()`, or, for a stream the iteration itself made
+    (`std::ofstream out(path)` in the loop's body), there is none: its destructor closes it
+    at the end of the iteration.  (Insertions, `out << x`, are no calls in the facts.)"""
+    where = (call.span.path, call.function)
+    stream = program.key(call.arg(0), *where)
+    if stream is None:
+        return False
+    after = program.first_use(stream, call)
+    if after is not None and after.callee == "fclose" and after.loops == call.loops:
+        return True
+    if call.callee == "fflush":
+        return False
+    on_stream = [c for c in program.calls_in(*where) if stream in (
+        program.key(c.receiver, *where), *(program.key(arg, *where) for arg in c.args or ()))]
+    later = sorted((c for c in on_stream if call.span < c.span and c.loops[:len(call.loops)] == call.loops),
+                   key=lambda c: c.span)
+    if later:
+        return later[0].callee == "close" and program.key(later[0].receiver, *where) == stream
+    return any(c.callee in STREAM_CLASSES and c.loops == call.loops and c.span < call.span
+               and program.key(c.result, *where) == stream for c in program.calls_in(*where))
 
 
 def _buffered(program: Program, flush) -> bool:
