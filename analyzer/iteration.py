@@ -29,6 +29,13 @@ def owner_of(qualified: str | None) -> str | None:
     return _owner(qualified) if qualified else None
 
 
+def lambda_home(function: str | None) -> str | None:
+    """The function a lambda a variable holds is written in (`main` of `main.persist`; the
+    frontends name such a lambda so), None for any other function."""
+    home, dot, _ = function.rpartition(".") if function else ("", "", "")
+    return home if dot and home else None
+
+
 def _object(expr: Expr | None) -> Expr | None:
     """The variable an argument hands over: `opts` for `&opts`."""
     expr = strip(expr)
@@ -165,9 +172,8 @@ class Iteration:
         from it (an override); and the functions bound to a struct field when the call goes
         through one: of the field's struct when the frontend knows it, by the field's name
         only when it does not (calls.typed tells which)."""
-        if not call.via_field and call.function is not None \
-                and call.callee in self._locals.get((call.span.path, call.function), ()):
-            return []   # a call through a function pointer the caller holds, not of a function so named
+        if not call.via_field and (held := self._held(call)) is not None:
+            return held
         if not call.via_field and call.target is None:     # most calls: one answer per name and file
             return list(self._direct(call.callee, call.span.path))
         defined = self._named(call.callee)
@@ -201,6 +207,17 @@ class Iteration:
             # the library's runs.
             defined = [d for d in defined if d[1].qualified != callee]
         return defined
+
+    def _held(self, call: Call) -> list[tuple[str, Function]] | None:
+        """For a call of a variable of its function (or of a function a lambda is written in),
+        the lambda that variable holds (`persist(off, n)` of `auto persist = [&](...) {...}`),
+        or none: a function pointer, not a function so named.  None for any other call."""
+        function, path = call.function, call.span.path
+        while function:
+            if call.callee in self._locals.get((path, function), ()):
+                return [d for d in self._functions.get(f"{function}.{call.callee}", ()) if d[0] == path]
+            function = lambda_home(function)
+        return None
 
     def _direct(self, callee: str, path: str) -> list[tuple[str, Function]]:
         """The definitions a plain call of `callee` in `path` runs (see resolve); a call in a C

@@ -14,7 +14,7 @@ from typing import Iterable, Iterator
 
 from . import constants
 from .expressions import address_base, constant, is_store_through_pointer
-from .iteration import MAX_CALL_DEPTH, Iteration
+from .iteration import MAX_CALL_DEPTH, Iteration, lambda_home
 from .models import Model, load as load_models
 from .provenance import Provenance
 from .summaries import Summaries
@@ -192,6 +192,8 @@ class Program(Iteration):
         if isinstance(expr, Scoped):      # a callee's own variable, seen at its call
             path, function = expr.home
         if expr.kind == IDENTIFIER:
+            while expr.op not in self._locals.get((path, function), ()) and (home := lambda_home(function)):
+                function = home     # a lambda's capture: a variable of the function it is written in
             if function is not None and expr.op in self._locals.get((path, function), ()):
                 return ("local", path, function, expr.op)
             if function is not None and "::" in function:

@@ -130,13 +130,16 @@ void use(store::Mapping *m) { m->flush(1); std::string name; name += "x"; }
 
 def test_cpp_methods_range_for_and_calls(tmp_path: Path) -> None:
     facts = parse(tmp_path, CPP_CODE, "t.cpp")
-    assert [f.qualified for f in facts.functions] == ["store::Mapping::flush", "store::Mapping::sync", "use"]
+    # the lambda `each` holds is a function of its own, within the method it is written in
+    assert [f.qualified for f in facts.functions] == [
+        "store::Mapping::flush", "store::Mapping::sync.each", "store::Mapping::sync", "use"]
+    assert facts.functions[1].params == ("k",)
     assert [(loop.kind, loop.span.line) for loop in facts.loops] == [("range-for", 10)]
     calls = [(c.callee, c.function, c.via_field, c.target) for c in facts.calls]
     assert calls == [
         ("sync", "store::Mapping::flush", False, "store::Mapping::sync"),
         ("sync", "store::Mapping::flush", True, "store::Mapping::sync"),
-        ("flush", "store::Mapping::sync", False, "store::Mapping::flush"),   # inside the lambda
+        ("flush", "store::Mapping::sync.each", False, "store::Mapping::flush"),   # inside the lambda
         ("each", "store::Mapping::sync", False, None),
         ("flush", "use", True, "store::Mapping::flush"),
     ]

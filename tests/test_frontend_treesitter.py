@@ -251,16 +251,19 @@ def test_cpp_qualified_names_methods_and_lambdas():
     facts = read(CPP, language="c++")
     assert [(f.qualified, f.name) for f in facts.functions] == [
         ("ns::Mapping::Mapping", "Mapping"), ("ns::Mapping::~Mapping", "~Mapping"),
-        ("ns::Mapping::flush_all", "flush_all"), ("ns::Mapping::get", "get"),
-        ("ns::Mapping::remap", "remap"), ("S::w", "w")]
-    assert facts.functions[2].locals == frozenset({"pages", "p", "each", "n"})
+        ("ns::Mapping::flush_all", "flush_all"),
+        # the lambda `each` holds: a function of its own, named within the method it is written in
+        ("ns::Mapping::flush_all.each", "ns::Mapping::flush_all.each"),
+        ("ns::Mapping::get", "get"), ("ns::Mapping::remap", "remap"), ("S::w", "w")]
+    assert facts.functions[2].locals == frozenset({"pages", "p", "each"})
+    assert (facts.functions[3].locals, facts.functions[3].params) == (frozenset({"n"}), ("n",))
     assert [(loop.kind, loop.function) for loop in facts.loops] == [
-        ("range-for", "ns::Mapping::flush_all"), ("while", "ns::Mapping::flush_all")]
+        ("range-for", "ns::Mapping::flush_all"), ("while", "ns::Mapping::flush_all.each")]
     assert [(c.callee, c.function, c.loops, c.via_field) for c in facts.calls] == [
         ("init", "ns::Mapping::Mapping", (), False),
         ("close", "ns::Mapping::~Mapping", (), False),
         ("msync", "ns::Mapping::flush_all", (0,), False),
-        ("sync_one", "ns::Mapping::flush_all", (1,), True),
+        ("sync_one", "ns::Mapping::flush_all.each", (1,), True),
         ("each", "ns::Mapping::flush_all", (), False),
         ("load", "ns::Mapping::get", (), False),
         ("mmap", "ns::Mapping::remap", (), False),

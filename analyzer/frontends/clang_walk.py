@@ -116,6 +116,7 @@ class FactWalker:
         self._switches: list[tuple[int, int]] = []
         self._ifs: list[tuple[Cursor, Cursor, Cursor]] = []
         self._results: dict[int, Expr] = {}
+        self._held_lambdas: dict[int, str] = {}     # a lambda a variable holds: the variable
         self._failure: BaseException | None = None
         self._visitor = native.Visitor(self._visit)
         self._top_level_visitor = native.Visitor(self._top_level)
@@ -127,6 +128,7 @@ class FactWalker:
             _K.UNARY_OPERATOR.value: self._unary,
             _K.RETURN_STMT.value: self._return,
             _K.VAR_DECL.value: self._variable,
+            _K.LAMBDA_EXPR.value: self._lambda,
             _K.PARM_DECL.value: self._parameter,
             _K.INIT_LIST_EXPR.value: self._init_list,
             _K.IF_STMT.value: self._if,
@@ -354,25 +356,29 @@ class FactWalker:
 
     def _algorithm(self, name: str, callable_: Cursor) -> None:
         """A standard algorithm handed a lambda or a function: the lambda's body is a loop's
-        body (the region is added before the walk enters it), a named function is called
-        once per iteration of a loop over the range, recorded at the argument."""
+        body (the region is added before the walk enters it), a named function (or a variable
+        holding one: a lambda, a pointer) is called once per iteration of a loop over the
+        range, recorded at the argument."""
         value = look_through(callable_)
         if value._kind_id == _K.UNARY_OPERATOR.value and native.unary_operator(value) == "&":
             value = look_through(native.children(value)[0])
+        while value._kind_id == _K.CALL_EXPR.value and native.referenced(value)._kind_id == _K.CONSTRUCTOR.value \
+                and len(kids := native.children(value)) == 1:
+            value = look_through(kids[0])       # a copy of the closure a variable holds
         lambda_ = value._kind_id == _K.LAMBDA_EXPR.value
-        if not lambda_ and (value._kind_id != _K.DECL_REF_EXPR.value
-                            or native.referenced(value)._kind_id not in _CALLABLE):
+        referenced = native.referenced(value) if value._kind_id == _K.DECL_REF_EXPR.value else None
+        if not lambda_ and (referenced is None or referenced._kind_id not in _CALLABLE | {_K.VAR_DECL.value}):
             return
         start, end = self._file.extent(value)
         loop_id = len(self.loops)
         self._regions.append(_LoopRegion(loop_id, start[2], end[2]))
         self.loops.append(Loop(loop_id, f"std::{name}", self._span_of(start, end), self._function))
         if not lambda_:
-            function = native.referenced(value)
             self.calls.append(Call(
                 callee=native.spelling(value), span=self._span_of(start, end), function=self._function,
                 loops=self._loops_at(start[2]), args=(),
-                target=self._qualified(function, native.spelling(function))))
+                target=self._qualified(referenced, native.spelling(referenced))
+                if referenced._kind_id in _CALLABLE else None))
 
     def _manipulator(self, cursor: Cursor) -> None:
         """`out << x << std::endl`: a flush of the stream the insertions start from."""
@@ -591,13 +597,36 @@ class FactWalker:
             self._note_result(value, target)
         elif value is not None:
             self._note_result(value, Expr(IDENTIFIER, name, name))     # `File f(path)`: the object made
+        while value is not None and value._kind_id == _K.UNEXPOSED_EXPR.value and len(kids := native.children(value)) == 1:
+            value = kids[0]
+        if value is not None and value._kind_id == _K.LAMBDA_EXPR.value:
+            self._held_lambdas[native.identity(value)] = name
         return native.RECURSE
+
+    def _lambda(self, cursor: Cursor, _parent: Cursor) -> int:
+        """A lambda a variable holds (`auto persist = [&](size_t off) {...};`): a function of its
+        own, named by the variable within the function it is written in (`main.persist`, its
+        name too: no call elsewhere names it), which a call of the variable runs.  Any other
+        lambda's body stays part of its function."""
+        variable = self._held_lambdas.pop(native.identity(cursor), None)
+        if variable is None:
+            return native.RECURSE
+        outer = (self._function, self._locals, self._params, self._regions, self._switches, self._ifs)
+        self._function = f"{outer[0]}.{variable}" if outer[0] is not None else variable
+        self._locals, self._params, self._regions, self._switches, self._ifs = set(), [], [], [], []
+        first_call = len(self.calls)
+        self._walk_children(cursor)
+        self._guards_of_ifs(self.calls[first_call:])
+        self.functions.append(Function(self._function, self._function, self._span(cursor), frozenset(self._locals),
+                                       tuple(self._params), _forwards(native.children(cursor))))
+        self._function, self._locals, self._params, self._regions, self._switches, self._ifs = outer
+        return native.CONTINUE
 
     def _parameter(self, cursor: Cursor, parent: Cursor) -> int:
         name = native.spelling(cursor)
         if self._function is not None and name:   # unnamed: a parameter of a function-pointer type
             self._locals.add(name)
-        if self._function is not None and parent._kind_id in _FUNCTIONS:
+        if self._function is not None and (parent._kind_id in _FUNCTIONS or parent._kind_id == _K.LAMBDA_EXPR.value):
             self._params.append(name)               # one of the definition's own, in order
         return native.CONTINUE
 

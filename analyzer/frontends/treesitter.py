@@ -271,7 +271,9 @@ class _FileReader:
         self.pending_assignments: list[tuple] = []
         self.macro_guards: list[Guard] = []
         self._contexts: dict[tuple[int, int], _Context] = {}
-        nodes = captures.get("function", [])
+        # definitions, and lambdas a variable holds (`auto persist = [&](size_t off) {...};`):
+        # a call of the variable runs the lambda's body, a function of its own
+        nodes = sorted(captures.get("function", []) + captures.get("lambda", []), key=lambda node: node.start_byte)
         self.function_nodes = nodes
         self.function_nest = Nest([(node.start_byte, node.end_byte) for node in nodes])
         scopes = [(node, node.child_by_field_name("name")) for node in captures.get("scope", ())]
@@ -296,10 +298,18 @@ class _FileReader:
 
     def _qualified_names(self, nodes: list[Node],
                          scopes: list[tuple[Node, Node | None]]) -> list[tuple[str, str]]:
-        """(qualified, unqualified) name per function definition."""
+        """(qualified, unqualified) name per function definition; a lambda a variable holds is
+        named by the variable, within the function it is written in (`main.persist`, both
+        names: no call elsewhere names it)."""
         nest = Nest([(node.start_byte, node.end_byte) for node, _ in scopes])
         names = []
-        for node in nodes:
+        for index, node in enumerate(nodes):
+            if node.type == "lambda_expression":
+                variable = text(self.source, node.parent.child_by_field_name("declarator"))
+                within = self.function_nest.chain(node.start_byte)[:-1]
+                qualified = f"{names[within[-1]][0]}.{variable}" if within else variable
+                names.append((qualified, qualified))
+                continue
             prefix = [scope_name(self.source, scopes[i][1]) for i in nest.chain(node.start_byte)
                       if scopes[i][1] is not None]
             parts = definition_name(self.source, function_declarator(node))

@@ -93,7 +93,10 @@ def declared_name(source: bytes, node: Node, prototypes: bool = False) -> str | 
 
 def function_declarator(node: Node) -> Node | None:
     """The function_declarator of a function_definition: the innermost one, as
-    in `int *(*get_handler(int sig))(int)` the outer ones are the return type."""
+    in `int *(*get_handler(int sig))(int)` the outer ones are the return type; a
+    lambda's own (its parameters), when it has one."""
+    if node.type == "lambda_expression":
+        return node.child_by_field_name("declarator")
     found = None
     decl = node.child_by_field_name("declarator")
     while decl is not None:
