@@ -1124,14 +1124,15 @@ class Iteration:
                        rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False) -> bool:
         """Whether the call's function works through a batch in a loop (not around the call)
         before reaching it: a helper that writes its batch, then syncs or flushes it once.
-        Given the descriptor or stream the call syncs, the loop must hand it to one of the
+        Given the descriptor, stream or mapping the call syncs, the loop must hand it to one of the
         `writes` (and not only to ones that write the rest of one buffer: rest_of_one) or call
         a function of the program, which may write it: bonnie++'s create_a_file writes the
         new file in chunks, then syncs the directory once per file."""
         path, function = call.span.path, call.function
 
-        def array(expr: Expr | None) -> Expr | None:     # handles[i]: the table of handles
-            while (base := strip(expr)) is not None and base.kind == SUBSCRIPT:
+        def array(expr: Expr | None) -> Expr | None:     # handles[i]: the table; map + off: the map
+            while (base := strip(expr)) is not None and (
+                    base.kind == SUBSCRIPT or base.kind == BINARY and base.op in ("+", "-") and base.children):
                 expr = base.children[0]
             return expr
         key = self.key(array(subject), path, function) if subject is not None else None

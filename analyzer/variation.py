@@ -28,6 +28,10 @@ Anchored = Callable[[Expr, str, "str | None"], bool]
 # C library calls that return the file offset they set (SEEK_SET: their offset argument), by the
 # index of that argument.
 SEEKS = {"lseek": 1, "lseek64": 1}
+# C library calls that read input into a buffer, by the index of that argument: what the buffer
+# holds is data, another value each call (`while (fgets(name, n, list)) fopen(name, "r")`).
+READS_INTO = {"fgets": 0, "fgets_unlocked": 0, "fread": 0, "fread_unlocked": 0, "read": 1, "pread": 1,
+              "pread64": 1, "recv": 1, "recvfrom": 1}
 # C library calls that fill the buffer of their first argument from the others (a path built
 # in a buffer: `snprintf(path, n, "%s/%s", dir, name)`).
 FILLS = frozenset({"sprintf", "snprintf", "vsprintf", "vsnprintf", "strcpy", "strncpy", "stpcpy",
@@ -170,7 +174,7 @@ class Variation:
                    if self._runs(a) or (a.span.path, a.function) == home]
         passed = self._arguments(key) + ([] if address else self._filled(key))
         if not in_loop and not passed:
-            answer = self._handed_out(key)
+            answer = SCATTERED if not address and self._read_into(key) else self._handed_out(key)
         else:
             self.visiting.add(key)
             try:
@@ -242,8 +246,7 @@ class Variation:
             return INVARIANT
         answer = INVARIANT
         for call in self.program.calls_in(key[1], key[2]):
-            if not (self._inside(call.span) if self.region is None else self.region.runs(
-                    call.span.path, call.function, call.loops)):
+            if not self._iterates(call):
                 continue
             for index, arg in enumerate(call.args or ()):
                 arg = strip(arg)
@@ -255,9 +258,11 @@ class Variation:
         return answer
 
     def _written_through(self, path: str, fn: Function, index: int) -> int:
-        """How a function moves what its index-th parameter points to: as its stores through
-        the pointer (`*p` or `p[i]`) move it, when it does nothing else with the pointer; when it
-        copies, returns or passes it on, it may be rewritten anywhere (SCATTERED)."""
+        """How a function moves what its index-th parameter points to, when it does nothing
+        else with the pointer than store and read through it (`*p`, `p[i]`): a step (`*p +=
+        n`) moves it on, a constant leaves it, any other value is the function's own each call
+        (`*bip = hash % bnum`).  One that copies, returns or passes the pointer on may rewrite
+        it anywhere (SCATTERED)."""
         name = fn.params[index] if index < len(fn.params) else ""
         if not name:
             return SCATTERED
@@ -273,8 +278,20 @@ class Variation:
                 return SCATTERED        # `p = q`, `p->f = v`, `*(p + 1) = v`
             if _bare(a.value, name):
                 return SCATTERED
-        at = self._at(*where)
-        return max((at._update(a) for a in stores), default=INVARIANT)
+        return max((AFFINE if a.op in STEP_OPS else INVARIANT if a.op == "=" and self.program.constant(a.value)
+                    is not None else SCATTERED for a in stores), default=INVARIANT)
+
+    def _read_into(self, key: Key) -> bool:
+        """Whether the iterations read input into a local buffer (READS_INTO)."""
+        return key[0] == "local" and any(
+            call.callee in READS_INTO and not call.via_field and self._iterates(call)
+            and self.program.key(call.arg(READS_INTO[call.callee]), call.span.path, call.function) == key
+            for call in self.program.calls_in(key[1], key[2]))
+
+    def _iterates(self, call: Call) -> bool:
+        """Whether a call of the variable's function runs in the iterations asked about."""
+        return self._inside(call.span) if self.region is None else self.region.runs(
+            call.span.path, call.function, call.loops)
 
     def _filled(self, key: Key) -> list[tuple[Call, Expr]]:
         """For a buffer the iterations fill with a C library call (FILLS), what it is filled
@@ -283,9 +300,7 @@ class Variation:
         if key[0] != "local":
             return []
         return [(call, arg) for call in self.program.calls_in(key[1], key[2])
-                if call.callee in FILLS and call.args and not call.via_field
-                and (self._inside(call.span) if self.region is None
-                     else self.region.runs(call.span.path, call.function, call.loops))
+                if call.callee in FILLS and call.args and not call.via_field and self._iterates(call)
                 and self.program.key(call.args[0], call.span.path, call.function) == key
                 for arg in call.args[1:]]
 
@@ -318,15 +333,30 @@ class Variation:
         return SCATTERED         # *=, %=, ^=, <<= ...: the next value jumps
 
     def _steps(self, a: Assignment) -> bool:
-        """x = x + step / x = x - step with a loop-invariant step: a cursor written the long way
-        (x = x + x doubles: not a step)."""
+        """x = x + step / x = x - step: a cursor written the long way, as `x += step` is (x = x +
+        x doubles: not a step), also through a copy the function took of it before
+        (`at = j->tail; ...; j->tail = at + sizeof len + len`)."""
         value = strip(a.value)
         if a.op != "=" or value is None or value.kind != BINARY or value.op not in ("+", "-"):
             return False
-        target = self.program.key(a.target, a.span.path, a.function)
-        keys = [self.program.key(k, a.span.path, a.function) for k in value.children]
-        return keys.count(target) == 1 and all(self.of(k) == INVARIANT for k, kk in zip(value.children, keys)
-                                               if kk != target)
+        where = (a.span.path, a.function)
+        key = self.program.key
+        target = key(a.target, *where)
+        if target is None:
+            return False
+        copies = {target} | {copy for b in self.program.assignments_in(*where)
+                             if b.op == "=" and b.span < a.span and key(b.value, *where) == target
+                             and (copy := key(b.target, *where)) is not None}
+        added, pending = [], [value.children[0]] if value.op == "-" else list(value.children)
+        while pending:      # the terms the value adds up
+            term = strip(pending.pop())
+            if term is not None and term.kind == BINARY and term.op == "+":
+                pending.extend(term.children)
+            else:
+                added.append(term)
+        mentions = [any(key(node, *where) in copies for node in term.walk() if node.kind in (IDENTIFIER, MEMBER))
+                    for term in added + ([value.children[1]] if value.op == "-" else []) if term is not None]
+        return mentions.count(True) == 1 and any(key(term, *where) in copies for term in added if term is not None)
 
     def _inside(self, span: Span) -> bool:
         loop = self.loop

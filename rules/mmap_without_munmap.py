@@ -134,8 +134,11 @@ def _releases(program: Program, mapping: Mapping, unmap: Call, key: Key) -> bool
     call = mapping.call
     if key != program.key(call.result, call.span.path, call.function) or key[0] != "local":
         return True
-    return (unmap.span.path, unmap.function) != (call.span.path, call.function) \
-        or set(call.loops) <= set(unmap.loops)
+    # the munmap where it runs in the mapping's function: as written, or the call leading to it
+    # (an instance seen at a caller of that function is still the one after the loop)
+    here = next((step for step in (unmap, *unmap.via)
+                 if (step.span.path, step.function) == (call.span.path, call.function)), None)
+    return here is None or set(call.loops) <= set(here.loops)
 
 
 def _reaches_untraced(program: Program, mapping: Mapping, held: set[Key], escaped: set[Key],
@@ -162,8 +165,11 @@ def _over_configured_items(program: Program, loop: Loop) -> bool:
     maps one silo per `-s`), so its mappings do not grow with the workload."""
     path, function = loop.span.path, loop.function
     names = [node for node in loop.condition.walk() if node.kind == IDENTIFIER] if loop.condition else []
-    lists = {key for key in (program.key(name, path, function) for name in names)
-             if key is not None and key[0] == "global"}
+    keys = {program.key(name, path, function) for name in names} - {None}
+    # a cursor the loop starts at a global's head (`for (s = silo_head; s; s = s->next)`)
+    keys |= {program.key(a.value, path, function) for key in keys if key[0] == "local"
+             for a in program.assignments_to(key) if a.op == "=" and loop.id not in a.loops}
+    lists = {key for key in keys if key is not None and key[0] == "global"}
 
     def outside(place) -> bool:
         return not (place.span.path == path and loop.id in place.loops)

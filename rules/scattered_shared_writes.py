@@ -46,9 +46,9 @@ time), and a store that stamps a page the
 iteration then writes whole: the store's function hands the page back through
 an out-parameter (`*out = np`) and the caller passes it, with the size the
 page was addressed by (`map + psize * pgno`), to `memcpy`/`memmove`/`memset`
-or to a function of the program that copies into it (a copy-on-write tree's
-new page: one whole page is written per page dirtied, which is what
-writeback writes anyway).
+or to a function of the program that copies into it, nor that whole-page
+write itself (a copy-on-write tree's new page: one whole page is written per
+page dirtied, which is what writeback writes anyway).
 
 ## Why is this bad?
 Every page of a shared file mapping that a store dirties must be written back,
@@ -167,7 +167,8 @@ def _scattered_stores(program: Program):
         mappings = program.mappings_into(address_base(effect.args[0]), site.span.path, site.function, site.span)
         if not mappings or not all(_writes_back(m) for m in mappings):
             continue
-        if _scatters(program, effect, hot, mappings) and not _page_written_whole(program, store, hot):
+        if _scatters(program, effect, hot, mappings) and not _page_written_whole(program, store, hot) \
+                and not _fills_handed_page(program, store):
             if mine is not None:
                 reported.add(id(operation))
                 yield operation, store, mine, mappings
@@ -239,8 +240,7 @@ def _page_written_whole(program: Program, store: Store, hot: HotPath) -> bool:
         return False
     path, function = store.span.path, store.function
     page = program.key(address_base(store.target), path, function)
-    sizes = {_size_of(factor) for value in program.values_of(page) for node in value.walk()
-             if node.kind == BINARY and node.op == "*" for factor in node.children} - {None}
+    sizes = _page_sizes(program, page)
     handed = hot.chain[-1]      # the call of the store's function
     defined = program.function_at(path, function)
     if not sizes or page is None or defined is None:
@@ -260,6 +260,47 @@ def _page_written_whole(program: Program, store: Store, hot: HotPath) -> bool:
         if any(_fills(program, call, back, sizes) for call in program.uses_after(back, handed)):
             return True
     return False
+
+
+def _fills_handed_page(program: Program, store: Store) -> bool:
+    """Whether a block write fills whole the page a function of the program handed back
+    through an out-parameter, with a size that function addressed the page by
+    (`page_alloc(t, pgno, &np); memcpy(np, src, t->psize)` of an `np = map + psize * pgno`):
+    the copy-on-write tree's one page written per page dirtied, of _page_written_whole."""
+    path, function = store.span.path, store.function
+    page = program.key(address_base(store.target), path, function)
+    written = next((c for c in program.calls_in(path, function)
+                    if c.span == store.span and c.callee == store.via), None) if store.via in BLOCK_WRITES else None
+    if written is None or page is None:
+        return False
+    given = {_size_of(arg) for arg in written.args or ()} - {None}
+    for call in program.calls_in(path, function):
+        for index, arg in enumerate(call.args or () if call.span < store.span else ()):
+            arg = strip(arg)
+            if arg is None or arg.kind != UNARY or arg.op != "&" or program.key(arg.children[0], path, function) != page:
+                continue
+            if any(index < len(fn.params) and given & _sizes_handed_back(program, there, fn, fn.params[index])
+                   for there, fn in program.resolve(call)):
+                return True
+    return False
+
+
+def _sizes_handed_back(program: Program, path: str, fn, out: str) -> set:
+    """The sizes the pages a function hands back through its out-parameter `out` are
+    addressed by (`*out = np` with `np = map + psize * pgno`: psize)."""
+    sizes = set()
+    for a in program.assignments_in(path, fn.qualified):
+        target = strip(a.target)
+        if a.op == "=" and target.kind == UNARY and target.op == "*" and target.children \
+                and (pointer := strip(target.children[0])).kind == IDENTIFIER and pointer.op == out:
+            sizes |= _page_sizes(program, program.key(a.value, path, fn.qualified))
+    return sizes
+
+
+def _page_sizes(program: Program, page) -> set:
+    """The sizes a page pointer's values scale an index by (`map + psize * pgno`: psize)."""
+    return {_size_of(factor) for value in program.values_of(page) for node in value.walk()
+            if node.kind == BINARY and node.op == "*" for factor in node.children} - {None}
 
 
 def _fills(program: Program, call, page, sizes: set) -> bool:

@@ -156,10 +156,28 @@ def _written_once(program: Program, call, stream) -> bool:
 
 def _read_through(program: Program, call, stream) -> bool:
     """Whether the stream is read in a loop of its own within the iteration (`while (fgets(line,
-    n, f))`): a whole file parsed, its many reads served by the buffer the open pays for."""
+    n, f))`, or in a function of the program handed the stream: `count_headers(msg)`): a
+    whole file parsed, its many reads served by the buffer the open pays for."""
     depth = len(call.loops)
-    return any(c.callee in READS and len(c.loops) > depth and c.loops[:depth] == call.loops
+    return any(c.loops[:depth] == call.loops and (c.callee in READS and len(c.loops) > depth
+                                                  or _reads_in_a_loop(program, c, stream))
                for c in program.uses_after(stream, call))
+
+
+def _reads_in_a_loop(program: Program, call, stream) -> bool:
+    """Whether a function of the program the call hands the stream to reads it in a loop."""
+    where = (call.span.path, call.function)
+    for index, arg in enumerate(call.args or ()):
+        if program.key(arg, *where) != stream:
+            continue
+        for path, fn in program.resolve(call):
+            param = ("local", path, fn.qualified, fn.params[index]) if index < len(fn.params) else None
+            if param is not None and any(
+                    read.callee in READS and read.loops
+                    and any(program.key(a, path, fn.qualified) == param for a in read.args or ())
+                    for read in program.calls_in(path, fn.qualified)):
+                return True
+    return False
 
 
 def _read_once(program: Program, call, stream) -> bool:
@@ -179,12 +197,21 @@ def _names_its_file(program: Program, call) -> bool:
     if fn is None or buffer is None or buffer[0] != "local" or buffer[3] in fn.params:
         return False
 
+    calls = program.calls_in(call.span.path, call.function)
+
+    def parameter(expr) -> bool:
+        key = program.key(expr, call.span.path, call.function)
+        return key is not None and key[0] == "local" and key[3] in fn.params
+
     def fills(c) -> bool:
         keys = [program.key(a, c.span.path, c.function) for a in c.args or ()]
-        handed = any(k is not None and k[0] == "local" and k[3] in fn.params for k in keys)
+        # handed a parameter, or a method's value on one (`key.c_str()`)
+        handed = any(parameter(a) for a in c.args or ()) or any(
+            m.receiver is not None and c.span.contains(m.span) and m.span != c.span and parameter(m.receiver)
+            for m in calls)
         return handed and (keys[0] == buffer if c.callee in FILLS
                            else buffer in keys and bool(program.resolve(c)))
-    return any(fills(c) for c in program.calls_in(call.span.path, call.function) if c.span < call.span)
+    return any(fills(c) for c in calls if c.span < call.span)
 
 
 def _same_path(program: Program, call) -> bool:

@@ -99,6 +99,8 @@ STDOUT = Expr(IDENTIFIER, "stdout", "stdout")
 # reads -> index of their stream or descriptor argument (None: they read stdin)
 READS = {"fgets": 2, "getline": 2, "getdelim": 3, "fgetc": 0, "getc": 0, "fscanf": 0, "fread": 3,
          "read": 0, "getchar": None, "scanf": None, "gets": None}
+CIN = {"std::cin", "cin"}     # C++'s standard input: std::getline(std::cin, s), std::cin.get(...)
+CIN_READS = {"get", "getline", "read", "ignore"}    # its methods that read
 # every call's arguments: a function of the program handed the stream between the flush and
 # the fclose writes it again (first_use must see it whichever rules run)
 CALLEES = {"fflush", "fclose", "setvbuf", "setbuf", EVERY_CALL} | set(WRITES) | set(READS)
@@ -174,11 +176,19 @@ def _prompts(program: Program, flush) -> bool:
     reading stdin in a while loop's condition reads before its flush, and stays reported."""
     return any(read.function == flush.function and read.span.path == flush.span.path
                and flush.span < read.span and read.loops[:len(flush.loops)] == flush.loops
-               and _reads_stdin(program, read) for read in program.written_calls(*READS))
+               and _reads_stdin(program, read) for read in program.written_calls(*READS, *CIN_READS))
 
 
 def _reads_stdin(program: Program, read) -> bool:
-    """Whether a read call reads the standard input (stdin, STDIN_FILENO or descriptor 0)."""
+    """Whether a read call reads the standard input (stdin, STDIN_FILENO or descriptor 0; in
+    C++ std::cin: `std::getline(std::cin, line)`, `std::cin.get()`)."""
+    cpp = program.files[read.span.path].language == "c++"     # in C, `cin` may be any FILE *
+    if read.via_field:
+        return cpp and read.callee in CIN_READS and read.receiver is not None and read.receiver.text in CIN
+    if read.callee not in READS:
+        return False
+    if cpp and read.arg(0) is not None and read.arg(0).text in CIN:
+        return True
     where = READS[read.callee]
     source = read.arg(where) if where is not None else None
     return where is None or (source is not None and (source.text in ("stdin", "STDIN_FILENO")

@@ -11,11 +11,13 @@ with the flags it is handed, or writes the descriptor it is handed), where
 every write is a flush. Points at the call in the loop body: the sync itself,
 or the call of the function that leads to it, one finding per loop.
 Not reported: a loop that syncs a different file each iteration (the
-descriptor is opened in the loop or taken from an array the loop walks: one
-flush per file is the minimum; an outer loop moving to the next directory does
-not count, an inner loop syncing that directory per file is reported, and so
-is a handle picked by an index loaded from data or hashed, `dirs[dir_of[i]]`:
-many records share a few handles), an EINTR retry loop around the call alone
+descriptor is opened in the loop, by the constructor of an object the loop
+makes (`OutputFile f(path); f.commit();`), or taken from an array the loop
+walks: one flush per file is the minimum; an outer loop moving to the next
+directory does not count, an inner loop syncing that directory per file is
+reported, and so is a handle picked by an index loaded from data or hashed,
+`dirs[dir_of[i]]` or `fd = shards[hash(key) % n]`: many records share a few
+handles), an EINTR retry loop around the call alone
 (its caller's loop still counts), the partial-write loop of a `write()` that
 writes the rest of one buffer (`left -= n`), `sync_file_range()` that only
 starts writeback (`SYNC_FILE_RANGE_WRITE`), writes to a second descriptor
@@ -132,9 +134,40 @@ def _revisits(program: Program, call: Call, loop: Loop) -> bool:
     `fds[i]` syncs each once)."""
     where = (call.span.path, call.function, (loop.id,))
     fd = strip(_descriptor(call))
-    if fd is not None and fd.kind == SUBSCRIPT and program.variation(fd.children[0], *where) == INVARIANT:
-        return program.variation(fd.children[1], *where) in (INVARIANT, SCATTERED)
+    if _opened_by_object_made(program, call, fd, loop):
+        return False
+    picked = _picked(program, call, fd, loop)
+    if picked is not None and picked.kind == SUBSCRIPT and program.variation(picked.children[0], *where) == INVARIANT:
+        return program.variation(picked.children[1], *where) in (INVARIANT, SCATTERED)
     return program.variation(fd, *where) == INVARIANT or _reopens_same_file(program, call, fd, loop)
+
+
+def _opened_by_object_made(program: Program, call: Call, fd: Expr | None, loop: Loop) -> bool:
+    """Whether the descriptor is a member that the constructor of an object the iteration
+    makes opens (`OutputFile f(path); f.commit();` with `fd_(::open(path, ...))`): opened in
+    the loop, a file per object."""
+    site = call.via[0] if call.via else None
+    member = program.key(fd, call.span.path, call.function)
+    if site is None or site.receiver is None or member is None or member[0] != "field":
+        return False
+    where = (site.span.path, site.function)
+    made = program.key(site.receiver, *where)
+    return made is not None and any(
+        loop.id in construction.loops and program.key(construction.result, *where) == made
+        and any(program.key(a.target, path, ctor.qualified) == member and (value := strip(a.value)) is not None
+                and value.kind == CALL and value.op in OPEN_CALLS
+                for path, ctor in program.resolve(construction) for a in program.assignments_in(path, ctor.qualified))
+        for construction in program.calls_in(*where))
+
+
+def _picked(program: Program, call: Call, fd: Expr | None, loop: Loop) -> Expr | None:
+    """What picks the descriptor: itself, or the value of a local the loop gives it once
+    per iteration (`fd = shard_fd[h % n]; ...; fsync(fd)`)."""
+    key = program.key(fd, call.span.path, call.function)
+    if key is None or key[0] != "local":
+        return fd
+    given = [a for a in program.assignments_to(key) if loop.id in a.loops and a.span.path == loop.span.path]
+    return strip(given[0].value) if len(given) == 1 and given[0].op == "=" else fd
 
 
 def _reopens_same_file(program: Program, call: Call, fd, loop: Loop) -> bool:

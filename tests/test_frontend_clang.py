@@ -279,3 +279,14 @@ def test_objects_made_as_written_call_their_constructor(tmp_path):
     assert made == [("Name", "Name::Name", 5, 8, "a"), ("Name", "Name::Name", 5, 21, "b"),
                     ("Name", "Name::Name", 5, 43, None), ("basic_string", "std::__cxx11::basic_string::basic_string", 6, 38, "s"),
                     ("Name", "Name::Name", 6, 51, None)]
+
+
+def test_a_constructor_initialiser_list_sets_members(tmp_path):
+    facts = parse(tmp_path, "#include <fcntl.h>\n#include <string>\n"
+                            "struct Out { int fd_; std::string name_; long n_;\n"
+                            "  Out(const char *p, long n) : fd_(::open(p, 0)), name_(p), n_{n} {} };\n", name="t.cpp")
+    # one value in parentheses sets the member (a class-type member made from it takes it);
+    # braces set nothing, as tree-sitter reads them
+    assert [(a.target.op, a.value.text, a.function) for a in facts.assignments] == [
+        ("fd_", "::open(p, 0)", "Out::Out"), ("name_", "p", "Out::Out")]
+    assert next(c for c in facts.calls if c.callee == "open").result.op == "fd_"

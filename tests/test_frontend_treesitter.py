@@ -330,6 +330,20 @@ def test_an_object_made_from_variables_is_a_construction_though_it_parses_as_a_p
         ("View", "walk", 8, ["g_fd", "0"])]
 
 
+def test_a_constructor_initialiser_list_sets_members_and_a_subscript_argument_makes_an_object():
+    facts = read("struct Out { int fd_; long n_;\n"
+                 "  Out(const char *p, long n) : fd_(open(p, 0)), n_{n} {} };\n"
+                 "int main(int argc, char **argv) { Out o(argv[1], 2); return 0; }", language="c++",
+                 wanted=WANTED | {"Out"})
+    # `fd_(open(p, 0))` sets fd_ (the open's result); braces set nothing, as clang reads them
+    assert [(a.target.op, a.value.text, a.function) for a in facts.assignments] == [("fd_", "open(p, 0)", "Out::Out")]
+    assert call(facts, "open").result.op == "fd_"
+    # `Out o(argv[1], 2);` parses as a prototype whose parameter `argv[1]` is an array of argv
+    assert [(c.callee, [a.text for a in c.args], c.result.op) for c in facts.calls if c.callee == "Out"] == [
+        ("Out", ["argv[1]", "2"], "o")]
+    assert "Out" in facts.constructs
+
+
 def test_spans_follow_clang_conventions():
     facts = read("void s(int n) {\n"
                  "  double t0 = now(), t1 = later();\n"

@@ -184,6 +184,8 @@ class FactWalker:
         self._function = self._qualified(cursor, name)
         self._locals, self._regions, self._switches, self._ifs = set(), [], [], []
         self._params = []
+        if cursor._kind_id == _K.CONSTRUCTOR.value:
+            self._member_initialisers(native.children(cursor))
         first_call = len(self.calls)
         self._walk_children(cursor)
         self._guards_of_ifs(self.calls[first_call:])
@@ -191,6 +193,27 @@ class FactWalker:
                                        tuple(self._params), _forwards(native.children(cursor))))
         self._function = None
         self._regions = []
+
+    def _member_initialisers(self, children: list[Cursor]) -> None:
+        """`fd_(::open(path, O_RDONLY))` of a constructor's initialiser list sets the member, as
+        an assignment would (one value in parentheses; a member of a class type made from one
+        value takes that value).  Recorded before the walk, so that the open's result is the member."""
+        for member, value in zip(children, children[1:]):
+            if member._kind_id != _K.MEMBER_REF.value or value._kind_id == _K.INIT_LIST_EXPR.value:
+                continue
+            made = look_through(value)
+            if made._kind_id == _K.CALL_EXPR.value and native.referenced(made)._kind_id == _K.CONSTRUCTOR.value:
+                # as written: not the defaults the constructor adds (`std::string(p)`'s allocator)
+                arguments = [arg for arg in native.children(made) if self.exprs.build(arg).text]
+                if len(arguments) != 1:
+                    continue
+                value = arguments[0]
+            name = native.spelling(member)
+            target = Expr(IDENTIFIER, name, name)
+            start, end = self._file.extent(member)[0], self._file.extent(value)[1]
+            self.assignments.append(Assignment(target, "=", self.exprs.build(value), self._span_of(start, end),
+                                               self._function, ()))
+            self._note_result(value, target)
 
     @staticmethod
     def _qualified(cursor: Cursor, name: str) -> str:
@@ -270,6 +293,8 @@ class FactWalker:
             target = self._qualified(function, name)
             if self._cpp and function._kind_id == _K.FUNCTION_DECL.value:
                 self._template_call(function, name)
+                if name in FACTORIES:
+                    self._made_by_factory(function, shape, cursor)
         if target is not None and target.startswith("std::") and shape.callee in ALGORITHMS and shape.arguments:
             self._algorithm(shape.callee, shape.arguments[-1])
         start, end = self._file.extent(cursor)
@@ -317,6 +342,21 @@ class FactWalker:
             args=tuple(self.exprs.build(arg) for arg in arguments)
             if name in self._wanted or EVERY_CALL in self._wanted else None,
             result=self._results.pop(native.identity(cursor), None), target=target))
+
+    def _made_by_factory(self, function: Cursor, shape: CallShape, cursor: Cursor) -> None:
+        """`std::make_unique<Blob>(path)` makes a Blob from the arguments: a call of its
+        constructor there, as `new Blob(path)` is."""
+        kinds = native.call_template_arguments(function)
+        made = native.declaration_of(kinds[0]) if kinds else None
+        name = native.spelling(made) if made is not None else ""
+        if not name or struct_name(made) is None:
+            return
+        start, end = self._file.extent(cursor)
+        self.calls.append(Call(
+            callee=name, span=self._span_of(start, end), function=self._function, loops=self._loops_at(start[2]),
+            args=tuple(self.exprs.build(arg) for arg in shape.arguments)
+            if name in self._wanted or EVERY_CALL in self._wanted else None,
+            target=f"{self._qualified(made, name)}::{name}"))
 
     def _template_call(self, function: Cursor, name: str) -> None:
         """A call of a function template's specialization: the arguments it gives the template.

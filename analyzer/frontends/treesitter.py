@@ -178,6 +178,11 @@ def _breaks_loop(node: Node) -> bool:
     return False
 
 
+def _unnamed(declarator: Node | None) -> bool:
+    """Whether a parameter's declarator names nothing: none, or `[1]` of `argv[1]` read as a type."""
+    return declarator is None or declarator.type.startswith("abstract_")
+
+
 def _has_arguments(call: Node) -> bool:
     arguments = call.child_by_field_name("arguments")
     return arguments is not None and arguments.named_child_count > 0
@@ -280,6 +285,7 @@ class _FileReader:
         self.qualified = self._qualified_names(nodes, scopes)
         self._params: dict[int, frozenset[str]] = {}
         self._variables: dict[int, frozenset[str]] = {}     # per function: its parameters and locals
+        self._constructed: list[Node] = []      # the classes of the objects made with arguments
         self.types = DeclaredTypes(source, nodes, self.function_nest, self.qualified,
                                    captures.get("local", []),
                                    captures.get("struct", []) + [node for node in captures.get("scope", ())
@@ -428,6 +434,7 @@ class _FileReader:
             conv, arguments = self._as_arguments(arguments)
         wanted = self.options.argument_callees
         args = conv.arguments(arguments) if name in wanted or EVERY_CALL in wanted else None
+        self._constructed.append(site.type)
         function, loops, span, key = self._place(frame, site.start, site.end)
         result = Expr(IDENTIFIER, site.declared, site.declared) if site.declared else None
         self.pending_calls.append((key, name, span, function, loops, args, result, frame.macro, False, None, None))
@@ -447,7 +454,7 @@ class _FileReader:
                 name for declarator in self.captures.get("local", ())
                 if self.function_nest.innermost(declarator.start_byte) in (index, -1)
                 and (name := declared_name(self.source, declarator)) is not None}
-        return any(p.type == "parameter_declaration" and p.child_by_field_name("declarator") is None
+        return any(p.type == "parameter_declaration" and _unnamed(p.child_by_field_name("declarator"))
                    and (kind := p.child_by_field_name("type")) is not None and kind.type == "type_identifier"
                    and text(self.source, kind) in variables for p in parameters.named_children)
 
@@ -615,6 +622,7 @@ class _FileReader:
             if named is not None and named.type == "identifier" and declarator.parent is not None:
                 yield declarator.parent.child_by_field_name("type")
         yield from self.captures.get("constructed", ())
+        yield from self._constructed        # `LazyBackend be(argv[1]);`, which parses as a prototype
 
     def _templates(self) -> list[Template]:
         """Each class or function template and its parameters' names."""

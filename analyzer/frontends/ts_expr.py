@@ -392,6 +392,7 @@ def bound_callee(bound: Expr) -> tuple[str, bool]:
 
 _CONVERTERS: dict[str, Callable[[Converter, Node, int], Expr]] = {
     **{kind: Converter._name for kind in _NAMES},
+    "field_identifier": Converter._name,    # the member a constructor's initialiser list sets
     "null": Converter._null,
     "qualified_identifier": Converter._qualified,
     "number_literal": Converter._number,

@@ -70,7 +70,8 @@ class Sites:
 
 
 def _constructions(captures: dict[str, list[Node]]) -> list[ConstructSite]:
-    """`LogFile log(path)`, `LogFile log{path}` and `new LogFile(path)`: objects made with
+    """`LogFile log(path)`, `LogFile log{path}`, `new LogFile(path)` and
+    `std::make_unique<LogFile>(path)`: objects made with
     arguments (`LogFile(path)` is a call already; `LogFile log = {path}` and a C struct's
     `= {...}` initialise no object a constructor makes here)."""
     sites = []
@@ -91,9 +92,14 @@ def _constructions(captures: dict[str, list[Node]]) -> list[ConstructSite]:
                 sites.append(ConstructSite(node.start_byte, node.end_byte, kind, parameters, _declared(node)))
     for kind in captures.get("constructed", ()):
         made = kind.parent
-        arguments = made.child_by_field_name("arguments") if made.type == "new_expression" else None
+        if made.type == "type_descriptor":     # std::make_unique<Blob>(path): the factory's call
+            made = made.parent.parent
+            while made is not None and made.type != "call_expression":
+                made = made.parent
+        arguments = made.child_by_field_name("arguments") if made is not None else None
         if arguments is not None and arguments.named_child_count:
-            sites.append(ConstructSite(kind.start_byte, made.end_byte, kind, arguments, None))
+            start = kind.start_byte if made.type == "new_expression" else made.start_byte
+            sites.append(ConstructSite(start, made.end_byte, kind, arguments, None))
     return sites
 
 
@@ -171,6 +177,13 @@ def _assignments(captures: dict[str, list[Node]]) -> list[AssignSite]:
         if target is not None:
             start, end = _range_variable(loop)
             sites.append(AssignSite(start, end, target, RANGE_ELEMENT, loop.child_by_field_name("right")))
+    for node in captures.get("member_init", ()):
+        # `fd_(value)` of a constructor's initialiser list: one value in parentheses sets the member
+        member = node.named_children[0] if node.named_child_count else None
+        given = node.named_children[-1] if node.named_child_count > 1 else None
+        if member is not None and member.type == "field_identifier" and given is not None \
+                and given.type == "argument_list" and given.named_child_count == 1:
+            sites.append(AssignSite(node.start_byte, node.end_byte, member, "=", given.named_children[0]))
     for node in captures.get("init", ()):
         declarator, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
         target = declared_identifier(declarator) if declarator is not None else None

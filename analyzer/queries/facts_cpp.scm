@@ -6,6 +6,8 @@
 (class_specifier body: (_)) @scope
 (struct_specifier body: (_)) @scope
 (union_specifier body: (_)) @scope
+; A constructor's initialiser list: `fd_(::open(path, O_RDONLY))` sets the member.
+(field_initializer) @member_init
 ; A lambda a variable holds: a function of its own, called by the variable's name.
 (init_declarator declarator: (identifier) value: (lambda_expression body: (_)) @lambda)
 (lambda_expression
