@@ -291,8 +291,8 @@ def _sizes_handed_back(program: Program, path: str, fn, out: str) -> set:
     sizes = set()
     for a in program.assignments_in(path, fn.qualified):
         target = strip(a.target)
-        if a.op == "=" and target.kind == UNARY and target.op == "*" and target.children \
-                and (pointer := strip(target.children[0])).kind == IDENTIFIER and pointer.op == out:
+        pointer = strip(target.children[0]) if target.kind == UNARY and target.op == "*" and target.children else None
+        if a.op == "=" and pointer is not None and pointer.kind == IDENTIFIER and pointer.op == out:
             sizes |= _page_sizes(program, program.key(a.value, path, fn.qualified))
     return sizes
 
