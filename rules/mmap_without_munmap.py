@@ -21,7 +21,8 @@ pointer parameter, `*out = mmap(...)`; kept in a field or global; pushed into a
 container) and those of the function it runs in or is called from: an unmap
 helper or a destructor that walks a vector of segments keeps the rule silent,
 and so does a `map_segment()` helper whose callers hand each segment to an
-`unmap_segment(void *p)`. Points at the mmap.
+`unmap_segment(void *p)`. Points at the mmap in the loop body, or at the call there that
+leads to it.
 Not reported: `MAP_FIXED` mappings, which replace part of a region reserved
 earlier instead of adding to the address space; and mappings made per item of
 a list that the program fills only while it starts (the loop's condition reads
