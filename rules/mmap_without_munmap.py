@@ -96,8 +96,9 @@ def check(program: Program):
     mappings = [program.mapping(call) for call in program.calls(*MMAP_CALLS, deep=True)]
     # a mapping a function of the program makes is held where its call puts it, and where the
     # function itself keeps it (`segs[n].p = p` of a map_seg() whose result the caller drops)
-    holders = {m.call: set().union(*(_reachable(flows, _holder(program, c.result, c.span.path, c.function))
-                                     for c in {m.call, m.call.operation})) for m in mappings}
+    # (by identity: an instance's hash walks its whole chain of calls)
+    holders = {id(m.call): set().union(*(_reachable(flows, _holder(program, c.result, c.span.path, c.function))
+                                         for c in (m.call, m.call.operation))) for m in mappings}
     traced = set().union(*holders.values()) if holders else set()
     unmaps = [(u, _holder(program, u.arg(0), u.span.path, u.function)) for u in program.calls(*UNMAPS)]
     untraced = [u for u, key in unmaps if key is None or key not in traced]
@@ -105,7 +106,7 @@ def check(program: Program):
                 for c in program.written_calls(*INSERTS) for arg in c.args or ()}
     escaped = inserted | _returned(program)
     for mapping in mappings:
-        held = holders[mapping.call]
+        held = holders[id(mapping.call)]
         if "MAP_FIXED" in mapping.flags or any(_releases(program, mapping, u, key) for u, key in unmaps
                                                if key in held):
             continue
@@ -240,13 +241,12 @@ def _flows(program: Program) -> dict[Key, set[Key]]:
         for a in facts.assignments:
             if a.op not in ("=", ":") or a.value is None:
                 continue
-            target = _holder(program, a.target, a.span.path, a.function)
-            for value in alternatives(a.value):     # `p_ = p == MAP_FAILED ? NULL : p`: either
-                if value is None or value.kind == CALL:
-                    continue
-                source = _holder(program, value, a.span.path, a.function)
-                if source is not None and target is not None and source != target:
-                    edges[source].add(target)
+            # `p_ = p == MAP_FAILED ? NULL : p`: either value is copied
+            sources = {source for value in alternatives(a.value) if value is not None and value.kind != CALL
+                       and (source := _holder(program, value, a.span.path, a.function)) is not None}
+            target = _holder(program, a.target, a.span.path, a.function) if sources else None
+            for source in sources - {target} if target is not None else ():
+                edges[source].add(target)
     return edges
 
 
