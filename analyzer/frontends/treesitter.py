@@ -20,7 +20,7 @@ from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDEN
                      shortened)
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, parameter_guards, relevant_guards,
                          trace_off, trace_switch)
-from .ts_expr import Bindings, Converter, MacroConverter, called_field
+from .ts_expr import Bindings, Converter, MacroConverter, called_field, unwrap
 from .ts_grammar import Grammar, grammar, parse as parse_text
 from .ts_macros import Macros
 from .ts_preproc import Group, groups
@@ -417,9 +417,26 @@ class _FileReader:
             self._macro_guards(frame)
         for site in frame.sites.assignments:
             function, loops, span, key = self._place(frame, site.start, site.end)
-            value = frame.conv.expr(site.value) if site.value is not None else None
+            value = self._expanded(frame, site.value) or frame.conv.expr(site.value) if site.value is not None else None
             self.pending_assignments.append((key, frame.conv.expr(site.target), site.op, value,
                                              span, function, loops))
+
+    def _expanded(self, frame: _Frame, node: Node) -> Expr | None:
+        """The value of a function-like macro's invocation whose body is one call, as clang
+        reads it: `JOURNAL_OPEN(path)` of `#define JOURNAL_OPEN(p) open((p), FLAGS, 0600)` is
+        that open, with the invocation's arguments (its facts are the expansion's already)."""
+        value = unwrap(node)
+        function = value.child_by_field_name("function") if value.type == "call_expression" else None
+        name = frame.conv.text(function) if function is not None and function.type == "identifier" else None
+        if name is None or name not in self.macros or name in frame.active:
+            return None
+        macro = self.macros[name]
+        top = next((call for call in macro.sites.calls if (call.start_byte, call.end_byte) == macro.top_call), None)
+        if top is None:
+            return None
+        items = frame.conv.argument_items(value.child_by_field_name("arguments"))
+        return MacroConverter(macro.source, Bindings(macro.params, macro.variadic, items), macro.holes,
+                              macro.hole_at).expr(top)
 
     def _construction(self, frame: _Frame, site: ConstructSite) -> None:
         """An object made with arguments: a call of its class's constructor, named like the
