@@ -301,9 +301,29 @@ class Program(Iteration):
                 found[o.descriptor].append(o)
         return found
 
-    def synchronous_opens(self, descriptor: Expr | None, path: str, function: str | None) -> list[Open]:
-        """The opens (and fcntl F_SETFL) that give the descriptor O_DSYNC or O_SYNC."""
-        return [o for o in self.opens_of(descriptor, path, function) if o.sync_flag]
+    def synchronous_opens(self, descriptor: Expr | None, path: str, function: str | None,
+                          handed: bool = False) -> list[Open]:
+        """The opens (and fcntl F_SETFL) that give the descriptor O_DSYNC or O_SYNC; `handed`:
+        for a parameter the function has no open of, those of what its callers pass it
+        (`append_all(fd, in)` handed main's O_DSYNC descriptor), as far as calls go."""
+        opens = self.opens_of(descriptor, path, function)
+        if handed and not opens:
+            opens = self._handed_opens(self.key(descriptor, path, function), MAX_CALL_DEPTH, set())
+        return [o for o in opens if o.sync_flag]
+
+    def _handed_opens(self, key: Key | None, depth: int, seen: set) -> list[Open]:
+        if key is None or key[0] != "local" or depth == 0 or key in seen:
+            return []
+        seen.add(key)
+        fn = self.function_at(key[1], key[2])
+        if fn is None or key[3] not in fn.params:
+            return []
+        index = fn.params.index(key[3])
+        found = []
+        for call in self.callers_of(key[1], key[2]):
+            passed = self.key(call.arg(index), call.span.path, call.function)
+            found += self._opens_by_descriptor.get(passed, []) or self._handed_opens(passed, depth - 1, seen)
+        return found
 
     @cached_property
     def mappings(self) -> list[Mapping]:

@@ -7,8 +7,9 @@ loop (in the loop, or in a function or method the loop calls, across the
 analyzed files); and `write()`/`pwrite()`/`writev()` run per iteration on a
 descriptor opened with `O_SYNC` or `O_DSYNC` (in the `open()` flags, a flags
 variable, or `fcntl(F_SETFL)`, also in another function: a helper that opens
-with the flags it is handed, or writes the descriptor it is handed), where
-every write is a flush. Points at the call in the loop body: the sync itself,
+with the flags it is handed, or writes the descriptor it is handed, or a caller
+that hands the descriptor to the function whose loop writes it), where every
+write is a flush. Points at the call in the loop body: the sync itself,
 or the call of the function that leads to it, one finding per loop.
 Not reported: a loop that syncs a different file each iteration (the
 descriptor is opened in the loop, by the constructor of an object the loop
@@ -99,7 +100,7 @@ def check(program: Program):
                       operation=hot.operation_span)
     # a write is a flush only on a synchronous descriptor: none opened, none to follow
     for call in program.calls(*WRITES) if any(o.sync_flag for o in program.opens) else ():
-        syncing = program.synchronous_opens(call.arg(0), call.span.path, call.function)
+        syncing = program.synchronous_opens(call.arg(0), call.span.path, call.function, handed=True)
         if not syncing:
             continue
         hot = _per_record(program, call)
