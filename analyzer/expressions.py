@@ -51,6 +51,14 @@ def alternatives(expr: Expr | None) -> list[Expr | None]:
     return [expr]
 
 
+def address_of(expr: Expr | None) -> Expr | None:
+    """The lvalue of `&x` (x), None for anything else."""
+    expr = strip(expr)
+    if expr is not None and expr.kind == UNARY and expr.op == "&" and expr.children:
+        return expr.children[0]
+    return None
+
+
 def dereferenced(expr: Expr | None) -> Expr | None:
     """The pointer `*p` and `p[i]` read what it points to through (p), as written."""
     expr = strip(expr)

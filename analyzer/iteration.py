@@ -15,7 +15,7 @@ from typing import Callable
 from . import constants, frequency
 from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STRING, SUBSCRIPT, UNARY, Assignment,
                     Call, Expr, Function, Guard, Loop, Return, Span, TemplateUse, strip)
-from .expressions import alternatives, assume, truth
+from .expressions import address_of, alternatives, assume, truth
 from .findings import Related
 
 # A loop that calls one of these parses options: it runs once per option given.
@@ -38,10 +38,7 @@ def lambda_home(function: str | None) -> str | None:
 
 def _object(expr: Expr | None) -> Expr | None:
     """The variable an argument hands over: `opts` for `&opts`."""
-    expr = strip(expr)
-    if expr is not None and expr.kind == UNARY and expr.op == "&" and expr.children:
-        return expr.children[0]
-    return expr
+    return address_of(expr) or strip(expr)
 
 
 def _hands_arguments(expr: Expr) -> bool:

@@ -30,7 +30,7 @@ from collections import defaultdict
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterable
 
-from .expressions import through_pointer
+from .expressions import address_of, through_pointer
 from .facts import (BINARY, CALL, CAST, COND, IDENTIFIER, INT, MEMBER, OTHER, RANGE_ELEMENT, STRING, SUBSCRIPT,
                     UNARY, Assignment, Call, Expr, Function, Loop, Return, Scoped, Span, strip)
 
@@ -236,7 +236,7 @@ class Provenance:
                        [atom for arg in args for atom in self._value(arg, *where)])
         if not targets and self._library(call.callee) in ALLOCATING_INTO:
             index = ALLOCATING_INTO[self._library(call.callee)]
-            if index < len(args) and (out := _address_of(args[index])) is not None:
+            if index < len(args) and (out := address_of(args[index])) is not None:
                 self._flow(self._places(out, call.span.path, call.function), [HEAP])
         for path, fn in targets:
             for index, name in enumerate(fn.params):
@@ -246,7 +246,7 @@ class Provenance:
                 if ("entry", param) not in self._edges:     # what it comes in with, it holds
                     self._flow([param], [(("entry", param), None)])
                 self._flow([("entry", param)], self._value(args[index], *where))
-                if (out := _address_of(args[index])) is not None:
+                if (out := address_of(args[index])) is not None:
                     self._flow(self._places(out, call.span.path, call.function), [(("*", param), None)])
 
     def _flow(self, places: Iterable[Node], atoms: list[Atom]) -> None:
@@ -516,14 +516,6 @@ def _moved(atoms: list[Atom]) -> list[Atom]:
 def _pointer_typed(expr: Expr) -> bool:
     """Whether an expression is cast to a pointer type, as written: `(char *)base`."""
     return expr.kind == CAST and expr.op.rstrip().endswith("*")
-
-
-def _address_of(arg: Expr | None) -> Expr | None:
-    """The lvalue of `&x`."""
-    arg = strip(arg)
-    if arg is not None and arg.kind == UNARY and arg.op == "&" and arg.children:
-        return arg.children[0]
-    return None
 
 
 class Statements:

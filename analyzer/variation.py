@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from .expressions import dereferenced, through_pointer
+from .expressions import address_of, dereferenced, through_pointer
 from .facts import (BINARY, CALL, COND, IDENTIFIER, INT, MEMBER, RANGE_ELEMENT, STEP_OPS, STRING, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, Function, Loop, Scoped, Span, strip)
 
@@ -249,9 +249,7 @@ class Variation:
             if not self._iterates(call):
                 continue
             for index, arg in enumerate(call.args or ()):
-                arg = strip(arg)
-                if arg is not None and arg.kind == UNARY and arg.op == "&" and arg.children \
-                        and self.program.key(arg.children[0], call.span.path, call.function) == key:
+                if self.program.key(address_of(arg), call.span.path, call.function) == key:
                     defined = self.program.resolve(call)
                     answer = max([answer, *(self._written_through(path, fn, index) for path, fn in defined)]
                                  if defined else [SCATTERED])

@@ -82,7 +82,7 @@ so each dirtied page takes many stores.
 from collections import defaultdict
 from pathlib import Path
 
-from mmaplint.analyzer.expressions import address_base
+from mmaplint.analyzer.expressions import address_base, address_of
 from mmaplint.analyzer.facts import BINARY, EVERY_CALL, IDENTIFIER, MEMBER, SUBSCRIPT, UNARY, Call, Expr, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import SCATTERED
@@ -276,8 +276,7 @@ def _fills_handed_page(program: Program, store: Store) -> bool:
     given = {_size_of(arg) for arg in written.args or ()} - {None}
     for call in program.calls_in(path, function):
         for index, arg in enumerate(call.args or () if call.span < store.span else ()):
-            arg = strip(arg)
-            if arg is None or arg.kind != UNARY or arg.op != "&" or program.key(arg.children[0], path, function) != page:
+            if program.key(address_of(arg), path, function) != page:
                 continue
             if any(index < len(fn.params) and given & _sizes_handed_back(program, there, fn, fn.params[index])
                    for there, fn in program.resolve(call)):

@@ -292,9 +292,7 @@ class FactWalker:
             name = native.spelling(function)
             target = self._qualified(function, name)
             if self._cpp and function._kind_id == _K.FUNCTION_DECL.value:
-                self._template_call(function, name)
-                if name in FACTORIES:
-                    self._made_by_factory(function, shape, cursor)
+                self._template_call(function, name, shape, cursor)
         if target is not None and target.startswith("std::") and shape.callee in ALGORITHMS and shape.arguments:
             self._algorithm(shape.callee, shape.arguments[-1])
         start, end = self._file.extent(cursor)
@@ -335,38 +333,31 @@ class FactWalker:
         if not arguments or (len(arguments) == 1 and self._file.extent(arguments[0]) == extent):
             return
         name = native.spelling(constructor)
-        target = self._qualified(constructor, name)
+        self._constructor_call(name, self._qualified(constructor, name), arguments, extent,
+                               self._results.pop(native.identity(cursor), None))
+
+    def _constructor_call(self, name: str, target: str, arguments: list[Cursor],
+                          extent: tuple[native.Position, native.Position], result: Expr | None = None) -> None:
+        """A call of class `name`'s constructor `target` with these arguments, over `extent`."""
         start, end = extent
         self.calls.append(Call(
             callee=name, span=self._span_of(start, end), function=self._function, loops=self._loops_at(start[2]),
             args=tuple(self.exprs.build(arg) for arg in arguments)
             if name in self._wanted or EVERY_CALL in self._wanted else None,
-            result=self._results.pop(native.identity(cursor), None), target=target))
+            result=result, target=target))
 
-    def _made_by_factory(self, function: Cursor, shape: CallShape, cursor: Cursor) -> None:
-        """`std::make_unique<Blob>(path)` makes a Blob from the arguments: a call of its
-        constructor there, as `new Blob(path)` is."""
-        kinds = native.call_template_arguments(function)
-        made = native.declaration_of(kinds[0]) if kinds else None
-        name = native.spelling(made) if made is not None else ""
-        if not name or struct_name(made) is None:
-            return
-        start, end = self._file.extent(cursor)
-        self.calls.append(Call(
-            callee=name, span=self._span_of(start, end), function=self._function, loops=self._loops_at(start[2]),
-            args=tuple(self.exprs.build(arg) for arg in shape.arguments)
-            if name in self._wanted or EVERY_CALL in self._wanted else None,
-            target=f"{self._qualified(made, name)}::{name}"))
-
-    def _template_call(self, function: Cursor, name: str) -> None:
+    def _template_call(self, function: Cursor, name: str, shape: CallShape, call: Cursor) -> None:
         """A call of a function template's specialization: the arguments it gives the template.
         One that is itself a class template's specialization is named by its spelling
         (`Layered<Disk>`), with an alias use saying its template and arguments, as a typedef's
         name would (libclang gives the argument's canonical type, not the typedef it was written as)."""
         if not (kinds := native.call_template_arguments(function)):
             return
-        if name in FACTORIES and (made := struct_name(native.declaration_of(kinds[0]))) is not None:
-            self._made(made, kinds[0])      # std::make_unique<T>(...): a T, as new T makes
+        if name in FACTORIES and (made := struct_name(declared := native.declaration_of(kinds[0]))) is not None:
+            self._made(made, kinds[0])      # std::make_unique<T>(...): a T, as new T makes,
+            spelled = native.spelling(declared)     # and a call of T's constructor there
+            self._constructor_call(spelled, f"{self._qualified(declared, spelled)}::{spelled}", shape.arguments,
+                                   self._file.extent(call))
         names = []
         for kind in kinds:
             if (use := template_use(kind)) is not None:
