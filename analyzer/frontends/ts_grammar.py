@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from operator import attrgetter
 from pathlib import Path
 
 import tree_sitter_c
@@ -26,15 +25,18 @@ class Grammar:
     macro_names: Query    # identifiers of a macro body, for parameter substitution
 
     def captures(self, query: Query, root: Node) -> dict[str, list[Node]]:
-        """Captures by name, each list in source order (QueryCursor groups
-        them by pattern, not by position)."""
+        """Captures by name, each list in source order, an outer node before the
+        nodes it holds that start where it does (QueryCursor groups them by pattern,
+        not by position, and orders nodes of one start differently from run to run:
+        `a().b().c()` made its three calls' facts come in any order)."""
         found = QueryCursor(query).captures(root)
         for nodes in found.values():
-            nodes.sort(key=_START)
+            nodes.sort(key=_source_order)
         return found
 
 
-_START = attrgetter("start_byte")
+def _source_order(node: Node) -> tuple[int, int]:
+    return node.start_byte, -node.end_byte
 
 
 @cache
