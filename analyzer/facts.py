@@ -266,8 +266,11 @@ class StructFields:
 
 @dataclass(frozen=True)
 class ClassBases:
-    """A C++ class (or struct) defined in the file, by its unqualified name, and the classes it
-    derives from: a call of a virtual method on a base may run a derived class's override."""
+    """A C++ class (or struct) defined in the file, and the classes it derives from: a call of a
+    virtual method on a base may run a derived class's override.  Every class with a body is
+    recorded, with no bases too.  A class is named with the classes it is nested in, without
+    namespaces (`CacheDB::Cursor`: each database's Cursor is a class of its own); its bases as
+    the code names them, qualifiers kept (the program resolves them, Iteration.class_named)."""
 
     name: str
     bases: tuple[str, ...]
@@ -316,7 +319,9 @@ class FileFacts:
     # (tree-sitter; clang resolves typedefs itself)
     type_aliases: tuple[tuple[str, str], ...] = ()
     classes: tuple[ClassBases, ...] = ()
-    constructs: tuple[str, ...] = ()   # C++: the classes the file makes objects of (by value, `new`)
+    # C++: the classes the file makes objects of (by value, `new`), qualifiers kept, and a bare
+    # name made inside a class that nests a class of that name in this file named as that one
+    constructs: tuple[str, ...] = ()
     templates: tuple[Template, ...] = ()
     template_uses: tuple[TemplateUse, ...] = ()
     guards: tuple[Guard, ...] = ()

@@ -24,11 +24,6 @@ MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
 NULL_POINTERS = {"NULL", "nullptr"}
 
 
-def owner_of(qualified: str | None) -> str | None:
-    """The class of a method's qualified name, None for a free function."""
-    return _owner(qualified) if qualified else None
-
-
 def lambda_home(function: str | None) -> str | None:
     """The function a lambda a variable holds is written in (`main` of `main.persist`; the
     frontends name such a lambda so), None for any other function."""
@@ -55,7 +50,8 @@ def _hands_arguments(expr: Expr) -> bool:
 
 
 def _owner(qualified: str) -> str | None:
-    """The class of a method's qualified name (`ns::Journal::commit` -> Journal)."""
+    """The last part of a method's qualifier (`ns::Journal::commit` -> Journal): the name
+    a class template goes by (Iteration.owner gives a nested class's whole name)."""
     parts = qualified.split("::")
     return parts[-2] if len(parts) > 1 else None
 
@@ -177,16 +173,16 @@ class Iteration:
         if call.via_field:
             # a method of that name, or what the field holds: never a free function that is
             # only named like the field (C has no methods: `ap->init(...)` is not init())
-            defined = [d for d in defined if _owner(d[1].qualified) is not None]
+            defined = [d for d in defined if self.owner(d[1].qualified) is not None]
         if call.target is not None:     # the frontend knew which one (clang: C++ overloads, methods)
-            owner = _owner(call.target)
+            owner = self.owner(call.target)
             defined = [d for d in defined if d[1].qualified == call.target or (
-                owner is not None and _owner(d[1].qualified) in self.derived_classes(owner))]
+                owner is not None and self.owner(d[1].qualified) in self.derived_classes(owner))]
         if call.via_field and (owner := self.struct_of(call.field_of)) is not None:
             kinds = self._template_arguments_for(owner, call.function) or {owner}
             # its own, inherited or overridden
             related = frozenset().union(*(self.dispatch_classes(kind, call.span.path) for kind in kinds))
-            defined = [d for d in defined if _owner(d[1].qualified) in related]
+            defined = [d for d in defined if self.owner(d[1].qualified) in related]
         targets = nearest(defined, call.span.path)
         if call.via_field:
             tables = self._receiver_tables(call)
@@ -453,12 +449,22 @@ class Iteration:
             kinds = {argument for use in facts.template_uses if use.made and use.template not in frequency.SMART_POINTERS
                      for argument in use.arguments}
             for kind in facts.constructs:
-                # `PROTODB db;` in a function template: what its calls give PROTODB
-                kinds.update(next((self._arguments_of(template.name, template.parameters.index(kind), path)
-                                   for template in facts.templates if kind in template.parameters), {kind}))
+                # `PROTODB db;` in a function template: what its calls give PROTODB (and
+                # `typename PROTODB::Cursor cur(&db)`: their Cursor)
+                head, scoped, rest = kind.partition("::")
+                kinds.update(next(({argument + scoped + rest for argument in self._arguments_of(
+                    template.name, template.parameters.index(head), path)}
+                    for template in facts.templates if head in template.parameters), {kind}))
             if kinds:
-                made[path] = frozenset().union(*(self._unaliased(kind) for kind in kinds if kind))
+                made[path] = frozenset().union(*(self._made_classes(kind) for kind in kinds if kind))
         return made
+
+    def _made_classes(self, written: str) -> frozenset[str]:
+        """The classes an object made as `written` may be of: the class the name stands for,
+        unaliased; a bare name that only nested classes have, any of them."""
+        kinds = self._unaliased(self.class_named(written))
+        return frozenset().union(*(self.derived_classes(kind) if kind not in self._class_paths and kind in self._subclasses
+                                   else {kind} for kind in kinds))
 
     def _unaliased(self, name: str, _depth: int = 0) -> frozenset[str]:
         """A class name, or for an alias of a template with arguments, the template and its class
@@ -523,7 +529,7 @@ class Iteration:
         if not made:
             return False
         for call, inner in zip(via, via[1:]):
-            owner = _owner(inner.function or "") if call.via_field else None
+            owner = self.owner(inner.function) if call.via_field else None
             if not self._in_hierarchy(owner):
                 continue
             static = self.struct_of(call.field_of)
@@ -544,6 +550,53 @@ class Iteration:
     @cached_property
     def _main_files(self) -> frozenset[str]:
         return frozenset(where for where, fn in self._functions.get("main", ()) if fn.qualified == "main")
+
+    def owner(self, qualified: str | None) -> str | None:
+        """The class a function's qualified name makes it a method of, None for a free function:
+        the longest tail of its qualifier that names a class of the program (a class nested in
+        another: `kc::CacheDB::Cursor::accept` is CacheDB::Cursor's, not every Cursor's), else
+        the qualifier's last part."""
+        if not qualified:
+            return None
+        try:
+            return self._owners[qualified]
+        except KeyError:
+            scope = qualified.split("::")[:-1]
+            found = self._owners[qualified] = self._class_in(scope) if scope else None
+            return found
+
+    @cached_property
+    def _owners(self) -> dict[str, str | None]:
+        return {}
+
+    def class_named(self, written: str, within: str | None = None) -> str:
+        """The class a name written in the code stands for: the longest tail of its qualifiers
+        that names a class of the program (`kc::DB::Cursor` -> DB::Cursor), or, unqualified in
+        the scope of class `within`, a class nested there or in a class enclosing it; else the
+        name's last part, which also stands for every nested class of that name (_bases)."""
+        parts = written.removeprefix("::").split("::")
+        if len(parts) == 1 and within:
+            scope = within.split("::")
+            for end in range(len(scope), 0, -1):
+                if (nested := "::".join(scope[:end] + parts)) in self._class_paths:
+                    return nested
+        return self._class_in(parts)
+
+    def _class_in(self, parts: list[str]) -> str:
+        for start in range(len(parts) - 1):
+            tail = parts[start:]
+            if (path := "::".join(tail)) in self._class_paths:
+                return path
+            # an alias of a template as a qualifier: GrassDB::Cursor is PlantDB's Cursor
+            if (use := self._aliases.get(tail[0])) is not None \
+                    and (path := "::".join([use.template, *tail[1:]])) in self._class_paths:
+                return path
+        return parts[-1]
+
+    @cached_property
+    def _class_paths(self) -> frozenset[str]:
+        """Every class the program defines, a nested one by its enclosing classes' names too."""
+        return frozenset(c.name for facts in self.files.values() for c in facts.classes)
 
     def _in_hierarchy(self, name: str | None) -> bool:
         """Whether a class derives from another or another derives from it."""
@@ -575,10 +628,19 @@ class Iteration:
 
     @cached_property
     def _bases(self) -> dict[str, set[str]]:
+        """Per class that derives from any, the classes it derives from.  A nested class
+        (CacheDB::Cursor) derives from its bare name too, which stands for every class so
+        named wherever the code does not say which (a frontend that gives a variable's type as
+        `Cursor`): such a name reaches all of them, as the name of their common base would."""
         bases: dict[str, set[str]] = defaultdict(set)
         for facts in self.files.values():
             for c in facts.classes:
-                bases[c.name].update(c.bases)
+                enclosing, nested, bare = c.name.rpartition("::")
+                found = {self.class_named(base, enclosing or None) for base in c.bases}
+                if nested:
+                    found.add(bare)
+                if found:
+                    bases[c.name].update(found)
         return bases
 
     @cached_property

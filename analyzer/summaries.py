@@ -30,7 +30,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Iterable
 
 from .expressions import alternatives
-from .iteration import owner_of
 from .models import by_callee
 from .facts import CALL, IDENTIFIER, MEMBER, UNARY, Call, Expr, Function, Return, Scoped, Span, strip
 
@@ -107,8 +106,8 @@ class Summaries:
         related = program.dispatch_classes(kind, site.span.path)
         steps = effect.via or (effect,)
         for call, callee in zip(steps, steps[1:]):
-            runs = owner_of(callee.function)
-            if runs is None or owner_of(call.function) is None:
+            runs = program.owner(callee.function)
+            if runs is None or program.owner(call.function) is None:
                 return True         # a free function: no `this` any more
             if call.receiver is not None or call.via_field:
                 return True         # on another object

@@ -135,6 +135,17 @@ def struct_name(declaration: Cursor | None) -> str | None:
     return name if name.isidentifier() else None
 
 
+def class_path(declaration: Cursor | None) -> str | None:
+    """A class's name with the classes it is nested in, without namespaces (`CacheDB::Cursor`),
+    as FileFacts.classes names it."""
+    parts = [struct_name(declaration)]
+    parent = native.semantic_parent(declaration) if parts[0] is not None else None
+    while parent is not None and parent._kind_id in _RECORDS and (outer := struct_name(parent)) is not None:
+        parts.append(outer)
+        parent = native.semantic_parent(parent)
+    return "::".join(reversed(parts)) if parts[0] is not None else None
+
+
 class ExprBuilder:
     """Converts expression cursors of one file; `source` is the file's bytes.  Each cursor is
     converted once, and its tree shared by every fact that reaches it (the nested `--` of

@@ -21,13 +21,14 @@ from ..facts import (EVERY_CALL, ClassBases, Template, IDENTIFIER, OTHER, RANGE_
 from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
                          may_bound, may_matter, trace_off)
 from . import clang_native as native
-from .clang_expr import (CallShape, ExprBuilder, call_shape, call_under, is_assignment_operator, look_through,
-                         owner_of, struct_name, template_use)
+from .clang_expr import (CallShape, ExprBuilder, call_shape, call_under, class_path, is_assignment_operator,
+                         look_through, owner_of, struct_name, template_use)
 
 _K = CursorKind
 _SCOPES = {kind.value for kind in (
     _K.NAMESPACE, _K.LINKAGE_SPEC, _K.CLASS_DECL, _K.STRUCT_DECL, _K.UNION_DECL, _K.CLASS_TEMPLATE,
     _K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION)}
+_CLASSES = _SCOPES - {_K.NAMESPACE.value, _K.LINKAGE_SPEC.value}
 _ALIASES = {_K.TYPEDEF_DECL.value, _K.TYPE_ALIAS_DECL.value}
 _TEMPLATE_PARAMETERS = {kind.value for kind in (
     _K.TEMPLATE_TYPE_PARAMETER, _K.TEMPLATE_NON_TYPE_PARAMETER, _K.TEMPLATE_TEMPLATE_PARAMETER)}
@@ -58,6 +59,15 @@ def _parameter_type(receiver: Cursor) -> str | None:
             named = native.referenced(child)
             return native.spelling(named) if named._kind_id == _K.TEMPLATE_TYPE_PARAMETER.value else None
     return None
+
+
+def _made_parameter_type(variable: Cursor) -> str | None:
+    """The class a variable of a template is made of, named after the template parameter it is
+    written with: `PROTODB db;` PROTODB, `typename PROTODB::Cursor cur(&db);` PROTODB::Cursor."""
+    if (parameter := _parameter_type(variable)) is None:
+        return None
+    spelled = native.type_spelling(variable).removeprefix("typename ")
+    return spelled if spelled.startswith(f"{parameter}::") and spelled.replace("::", "").isidentifier() else parameter
 
 
 def _forwards(parts: list[Cursor]) -> bool:
@@ -154,10 +164,10 @@ class FactWalker:
         kind = cursor._kind_id
         if kind in _SCOPES:
             children = native.children(cursor)
-            bases = tuple(name for child in children if child._kind_id == _K.CXX_BASE_SPECIFIER.value
-                          if (name := struct_name(native.type_declaration(child))) is not None)
-            if bases and (name := native.spelling(cursor)):
-                self.classes.append(ClassBases(name, bases))
+            if self._cpp and kind in _CLASSES and native.is_definition(cursor) and (name := class_path(cursor)):
+                self.classes.append(ClassBases(name, tuple(
+                    base for child in children if child._kind_id == _K.CXX_BASE_SPECIFIER.value
+                    if (base := class_path(native.type_declaration(child))) is not None)))
             if kind == _K.CLASS_TEMPLATE.value:
                 self._template(cursor, children)
             for child in children:
@@ -353,7 +363,7 @@ class FactWalker:
         name would (libclang gives the argument's canonical type, not the typedef it was written as)."""
         if not (kinds := native.call_template_arguments(function)):
             return
-        if name in FACTORIES and (made := struct_name(declared := native.declaration_of(kinds[0]))) is not None:
+        if name in FACTORIES and (made := class_path(declared := native.declaration_of(kinds[0]))) is not None:
             self._made(made, kinds[0])      # std::make_unique<T>(...): a T, as new T makes,
             spelled = native.spelling(declared)     # and a call of T's constructor there
             self._constructor_call(spelled, f"{self._qualified(declared, spelled)}::{spelled}", shape.arguments,
@@ -598,7 +608,7 @@ class FactWalker:
         return native.RECURSE
 
     def _new(self, cursor: Cursor, _parent: Cursor) -> int:
-        if (made := struct_name(native.object_declaration(cursor))) is not None:
+        if (made := class_path(native.object_declaration(cursor))) is not None:
             self._made(made, native.pointee(native.cursor_type(cursor)))
         return native.RECURSE
 
@@ -610,8 +620,8 @@ class FactWalker:
 
     def _variable(self, cursor: Cursor, parent: Cursor) -> int:
         name = native.spelling(cursor)
-        if (made := struct_name(native.type_declaration(cursor)) or (
-                _parameter_type(cursor) if self._cpp else None)) is not None:
+        if (made := class_path(native.type_declaration(cursor)) or (
+                _made_parameter_type(cursor) if self._cpp else None)) is not None:
             self._made(made, native.cursor_type(cursor))       # by value: a pointer's or a reference's type declares nothing
         if self._function is not None:
             self._locals.add(name)

@@ -28,7 +28,7 @@ from .ts_names import (Nest, declared_name, definition_name, function_declarator
                        parameter_names, scope_name, text)
 from .ts_recover import recover
 from .ts_sites import ConstructSite, Sites
-from .ts_types import DeclaredTypes, template_arguments, type_name
+from .ts_types import DeclaredTypes, qualified_type_name, template_arguments, type_name
 
 _MAX_MACRO_DEPTH = 8
 
@@ -292,8 +292,13 @@ class _FileReader:
                                                                   if node.type == "class_specifier"])
         # the classes of this file: `Record()` makes a value, not a call (clang: a construction
         # without arguments, which it records as none)
-        self.classes = {scope_name(source, name) for node, name in scopes
-                        if name is not None and node.type != "namespace_definition"}
+        self._class_scopes = [(node, name) for node, name in scopes
+                              if name is not None and node.type != "namespace_definition"]
+        self.classes = {scope_name(source, name) for _, name in self._class_scopes}
+        # each one's name with the classes it is nested in (ClassBases)
+        nest = Nest([(node.start_byte, node.end_byte) for node, _ in self._class_scopes])
+        self._class_paths = ["::".join(scope_name(source, self._class_scopes[i][1]) for i in nest.chain(node.start_byte))
+                             for node, _ in self._class_scopes]
 
     def span(self, node: Node) -> Span:
         return self.lines.span(self.path, node.start_byte, node.end_byte)
@@ -630,7 +635,20 @@ class _FileReader:
         (`kc::CacheDB db;`) or `new T`: which overrides a call on a base class can reach."""
         if self.options.language != "c++":
             return ()
-        return tuple(sorted({type_name(self.source, node) for node in self._made_types()} - {None}))
+        defined = frozenset(self._class_paths)
+        return tuple(sorted({self._class_made(node, defined) for node in self._made_types()} - {None}))
+
+    def _class_made(self, node: Node, defined: frozenset[str]) -> str | None:
+        """The class a type node of a made object names, qualified as written; a bare name made
+        in a method of a class that this file nests a class of that name in is that one (`new
+        Cursor(this)` in CacheDB::cursor() makes a CacheDB::Cursor)."""
+        written = qualified_type_name(self.source, node)
+        function = self.function_at(node.start_byte)
+        if written is None or "::" in written or function is None:
+            return written
+        scope = function.split("::")[:-1]
+        return next((nested for end in range(len(scope), 0, -1) for start in range(end)
+                     if (nested := "::".join([*scope[start:end], written])) in defined), written)
 
     def _made_types(self) -> Iterator[Node]:
         """The type nodes of the objects the file makes: variables declared by value, `new T`."""
@@ -678,14 +696,14 @@ class _FileReader:
         return found
 
     def _classes(self) -> list[ClassBases]:
-        """Each class with a base class clause, and the names of its bases."""
+        """Each class defined with a body, named with the classes it is nested in, and its
+        bases as written."""
         found = []
-        for clause in self.captures.get("bases", ()):
-            name = clause.parent.child_by_field_name("name") if clause.parent is not None else None
-            bases = tuple(base for node in clause.named_children
-                          if (base := type_name(self.source, node)) is not None)
-            if name is not None and bases:
-                found.append(ClassBases(scope_name(self.source, name), bases))
+        for (node, _), path in zip(self._class_scopes, self._class_paths):
+            clause = next((child for child in node.named_children if child.type == "base_class_clause"), None)
+            bases = () if clause is None else tuple(
+                base for child in clause.named_children if (base := qualified_type_name(self.source, child)) is not None)
+            found.append(ClassBases(path, bases))
         return found
 
     def _guards(self, conv: Converter) -> list[Guard]:

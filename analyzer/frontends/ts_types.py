@@ -9,7 +9,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..frequency import SMART_POINTERS
-from .ts_names import Nest, declared_name, function_declarator, text
+from .ts_names import Nest, declared_name, function_declarator, scope_name, text
 
 # The C++ library's own output streams, declared in headers the file does not hold.
 STANDARD_STREAMS = {"std::cout": "ostream", "std::cerr": "ostream", "std::clog": "ostream"}
@@ -32,6 +32,21 @@ def type_name(source: bytes, node: Node | None) -> str | None:
         if node is not None and node.type in ("type_identifier", "identifier"):
             return text(source, node)
     return None
+
+
+def qualified_type_name(source: bytes, node: Node | None) -> str | None:
+    """The class a type node names, with the qualifiers it is written with (`kc::CacheDB::Cursor`,
+    a template's arguments dropped), which tell a class nested in one class from its namesake
+    nested in another; None as type_name."""
+    scope = []
+    if node is not None and node.type == "dependent_type":     # `typename PROTODB::Cursor`
+        node = node.named_children[0] if node.named_children else None
+    while node is not None and node.type == "qualified_identifier":
+        if (part := node.child_by_field_name("scope")) is not None:
+            scope.append(scope_name(source, part))
+        node = node.child_by_field_name("name")
+    name = type_name(source, node)
+    return "::".join([*scope, name]) if name is not None else None
 
 
 def template_arguments(source: bytes, node: Node | None) -> tuple[str, str, ...] | None:

@@ -1,5 +1,5 @@
 ; C++-only additions to facts.scm: range-for loops and the scopes that
-; qualify method names.
+; qualify method names (the classes among them, with their base clauses, are the file's classes).
 (for_range_loop) @loop.range-for
 (for_range_loop declarator: (_) @local)
 (namespace_definition) @scope
@@ -15,9 +15,6 @@
     parameters: (parameter_list (parameter_declaration declarator: (_) @local))))
 ; `if (int fd = open(...))`: the condition's declaration holds its initialiser itself.
 (condition_clause value: (declaration value: (_)) @init)
-; Classes and the classes they derive from: virtual calls may run an override.
-(class_specifier (base_class_clause) @bases)
-(struct_specifier (base_class_clause) @bases)
 ; Objects made with new: with the variables declared by value, the classes a file constructs.
 (new_expression type: (_) @constructed)
 ; ... and by the standard library's factories, which call new themselves.
