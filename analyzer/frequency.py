@@ -380,6 +380,27 @@ def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]
     return []
 
 
+# A call that asks for the error state (`db->error()`, `ferror(f)`, `GetLastError()`), or errno.
+ERROR_STATE_WORDS = frozenset({"error", "errno", "ferror"})
+
+
+def reads_error_state(condition: Expr | None) -> bool:
+    """Whether a condition asks, as an operand of its top-level `&&`s, whether something
+    failed: the error state a library keeps, compared or tested (`db_->error() != NOREC`,
+    `ferror(f)`, `errno != ENOENT`): a branch taken after a failure, as one that tests the
+    failed call's result."""
+    condition = strip(condition)
+    if condition is None:
+        return False
+    if condition.kind == BINARY and condition.op == "&&":
+        return any(reads_error_state(part) for part in condition.children)
+    if condition.kind == BINARY and condition.op in ("==", "!=", "<", ">") and len(condition.children) == 2:
+        return any(reads_error_state(part) for part in condition.children)
+    if condition.kind == CALL:
+        return bool(ERROR_STATE_WORDS & set(name_words(condition.op)))
+    return condition.kind == IDENTIFIER and condition.op == "errno"
+
+
 TRANSIENT_ERRORS = frozenset({"EINTR", "EAGAIN", "EWOULDBLOCK", "EBUSY"})
 
 

@@ -1110,11 +1110,13 @@ class Iteration:
     def _handles_failure(self, guard: Guard, loop: Loop) -> bool:
         """Whether a branch runs only when a call fails, and records the failure: its condition
         requires a call of the loop to have failed (`!cur->remove()`, `write(...) < 0`, `fopen(...)
-        == NULL`, or the variable such a call's result went to; maybe `&& errno != ENOENT`), and
-        it ends by setting a flag (`{ report(); err = true; }`).  It runs once per failure, not
-        once per iteration, though the loop goes on."""
-        if guard.preprocessor or not self._tests_a_call(
-                frequency.failure_tests(guard.condition, self.constant, negations=True), loop):
+        == NULL`, or the variable such a call's result went to; maybe `&& errno != ENOENT`), or
+        asks the error state (`else if (db_->error() != NOREC)`, after a call that gave nothing),
+        and it ends by setting a flag (`{ report(); err = true; }`).  It runs once per failure,
+        not once per iteration, though the loop goes on."""
+        if guard.preprocessor or not (self._tests_a_call(
+                frequency.failure_tests(guard.condition, self.constant, negations=True), loop)
+                or frequency.reads_error_state(guard.condition)):
             return False
         return any(a.op == "=" and self.constant(a.value) is not None and self._closes(guard, a)
                    for a in self._assignments_in.get((loop.span.path, loop.function), ()))
