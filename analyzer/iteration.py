@@ -178,12 +178,15 @@ class Iteration:
             owner = self.owner(call.target)
             defined = [d for d in defined if d[1].qualified == call.target or (
                 owner is not None and self.owner(d[1].qualified) in self.derived_classes(owner))]
+        groups = [defined]
         if call.via_field and (owner := self.struct_of(call.field_of)) is not None:
-            kinds = self._template_arguments_for(owner, call.function) or {owner}
-            # its own, inherited or overridden
-            related = frozenset().union(*(self.dispatch_classes(kind, call.span.path) for kind in kinds))
-            defined = [d for d in defined if self.owner(d[1].qualified) in related]
-        targets = nearest(defined, call.span.path)
+            given = self._template_arguments_for(owner, call.function)
+            # its own, inherited or overridden; for a template parameter's type, those of each
+            # class the template's uses give it, apart: one policy's inline method in the
+            # header does not hide another's defined elsewhere
+            groups = [[d for d in defined if self.owner(d[1].qualified) in related]
+                      for related in (self.dispatch_classes(kind, call.span.path) for kind in sorted(given or {owner}))]
+        targets = list(dict.fromkeys(d for group in groups for d in nearest(group, call.span.path)))
         if call.via_field:
             tables = self._receiver_tables(call)
             known = set(targets)
@@ -382,11 +385,11 @@ class Iteration:
         return found
 
     def struct_of(self, field_of: str | None) -> str | None:
-        """The struct a call's field belongs to: as the frontend named it, or at the end of the
-        path it gave ("tokenizer.pModule": the type of tokenizer's pModule field, from the
+        """The struct a call's field belongs to: as the frontend named it (a class written with
+        qualifiers: the one they name, class_named), or at the end of the path it gave ("tokenizer.pModule": the type of tokenizer's pModule field, from the
         struct's declaration in any analyzed file); None when some step is not declared."""
         if field_of is None or "." not in field_of:
-            return field_of
+            return self.class_named(field_of) if field_of is not None and "::" in field_of else field_of
         owner, *path = field_of.split(".")
         for field in path:
             owner = next((kind for name in self.same_structs(owner)
@@ -482,13 +485,15 @@ class Iteration:
         """When `parameter` is a type parameter of `function` (a function template) or of the
         class template whose method it is, the classes the program's uses of that template
         give it (`BASEDB db_;` of PlantDB: CacheDB, DirDB and HashDB, by kyotocabinet's
-        aliases); else none."""
+        aliases); else none.  A class template's member defined out of line (`template <class
+        P> void Log<P>::append()`) reads as a function template no call names: its class's."""
         for template in (function.split("::")[-1] if function else None, _owner(function or "")):
             found = [(where, i) for where, parameters in self._template_parameters.get(template, ())
                      for i, name in enumerate(parameters) if name == parameter]
-            if found:
-                return frozenset().union(*(self._unaliased(kind) for where, index in found
-                                           for kind in self._arguments_of(template, index, where)))
+            given = frozenset().union(*(self._unaliased(kind) for where, index in found
+                                        for kind in self._arguments_of(template, index, where)))
+            if given:
+                return given
         return frozenset()
 
     def _arguments_of(self, template: str, index: int, path: str) -> set[str]:
@@ -530,10 +535,16 @@ class Iteration:
             return False
         for call, inner in zip(via, via[1:]):
             owner = self.owner(inner.function) if call.via_field else None
-            if not self._in_hierarchy(owner):
+            static = self.struct_of(call.field_of) if owner is not None else None
+            # a member of a template parameter's type (`SyncPolicy sync_;`): the classes the
+            # file's objects give that parameter, whether or not they derive from one another
+            given = self._template_arguments_for(static, call.function) if static is not None else frozenset()
+            if given:
+                kinds = made & given
+            elif self._in_hierarchy(owner):
+                kinds = made & (self.derived_classes(static) if self._in_hierarchy(static) else self._hierarchy(owner))
+            else:
                 continue
-            static = self.struct_of(call.field_of)
-            kinds = made & (self.derived_classes(static) if self._in_hierarchy(static) else self._hierarchy(owner))
             if kinds and not any(owner in self._ancestors(kind) for kind in kinds):
                 return True
         return False
@@ -1656,9 +1667,11 @@ class Iteration:
 
     def _cleared_in(self, assignments: list[Assignment], guard: Guard, loop: Loop, runs_while_set: bool) -> bool:
         """Whether the loop's own body gives the flag back the value the guard runs on, outside
-        the guard (`if (!f) f = fopen(...); ...; fclose(f); f = NULL;`): once per iteration."""
-        return any(self.made_in(a, loop) and not guard.span.contains(a.span)
-                   and a.op == "=" and not self._turns_off(a, runs_while_set) for a in assignments)
+        the guard (`if (!f) f = fopen(...); ...; fclose(f); f = NULL;`), or a value of its own
+        (`rc = put(...); if (rc == 0) rc = sync(...);`: the status of this iteration's step, not
+        a flag a run of the guarded code set): the guard decides per iteration."""
+        return any(self.made_in(a, loop) and not guard.span.contains(a.span) and a.op == "="
+                   and (self.constant(a.value) is None or not self._turns_off(a, runs_while_set)) for a in assignments)
 
     def _latched(self, assignments: list[Assignment], loop: Loop) -> bool:
         """Whether a flag is only ever set (to a nonzero constant; a declaration before the loop

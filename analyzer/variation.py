@@ -67,7 +67,7 @@ class Variation:
     """Classifies expressions by how they vary across the iterations of one loop nest."""
 
     ORDER_PRESERVING = {"+", "-"}
-    SCALING = {"*", "<<", "/"}   # by a loop-invariant factor, a stride
+    SCALING = {"*", "<<", "/", ">>"}   # by a loop-invariant factor (or divisor), a stride
     WRAPPING = {"%", "&"}        # by a loop-invariant modulus or mask: around a ring
 
     def __init__(self, program: Program, path: str, function: str | None, loop: Span | None,

@@ -79,7 +79,7 @@ def check(program: Program):
         hot = program.call_per_iteration(call)
         if hot is None:
             continue
-        if hot.chain and program.after_own_loop(call.operation, call.operation.arg(0), COPIES):
+        if hot.chain and _helper_commits_batch(program, call):
             continue    # a helper copies its batch into the mapping in a loop, then syncs it once
         spelled = "msync(MS_SYNC)" if "MS_SYNC" in flags else "msync() (flags not known to lack MS_SYNC)"
         if call.macro:
@@ -92,6 +92,17 @@ def check(program: Program):
             params=_params(program, call, mapping),
             operation=hot.operation_span,
         )
+
+
+def _helper_commits_batch(program: Program, call) -> bool:
+    """Whether a function on the way copies its batch into the mapping in a loop of its own
+    before the call that leads to the msync (or makes it): `commit(log, recs, n)` copying each
+    record, then syncing the range through a helper of its own.  The synced range, in that
+    function's terms, is what the loop must copy into."""
+    via = call.via
+    return any(program.after_own_loop(step, program.summaries.lift(call.operation.arg(0), via[level:],
+                                                                   len(via) - 1 - level), COPIES)
+               for level, step in enumerate(via) if level)
 
 
 def _writes_nothing_back(mapping: Mapping | None) -> bool:

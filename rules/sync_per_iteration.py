@@ -162,12 +162,14 @@ def _opened_by_object_made(program: Program, call: Call, fd: Expr | None, loop: 
 
 
 def _picked(program: Program, call: Call, fd: Expr | None, loop: Loop) -> Expr | None:
-    """What picks the descriptor: itself, or the value of a local the loop gives it once
-    per iteration (`fd = shard_fd[h % n]; ...; fsync(fd)`)."""
+    """What picks the descriptor: itself, or the value of a local given it once per iteration:
+    by the loop (`fd = shard_fd[h % n]; ...; fsync(fd)`), or, in a function the loop runs, once
+    per call, outside the function's own loops (`const int fd = fds_[hash(key) % n];` in put())."""
     key = program.key(fd, call.span.path, call.function)
     if key is None or key[0] != "local":
         return fd
-    given = [a for a in program.assignments_to(key) if loop.id in a.loops and a.span.path == loop.span.path]
+    in_loop = key[1:3] == (loop.span.path, loop.function)
+    given = [a for a in program.assignments_to(key) if (loop.id in a.loops if in_loop else not a.loops)]
     return strip(given[0].value) if len(given) == 1 and given[0].op == "=" else fd
 
 

@@ -16,7 +16,7 @@ from typing import Callable
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit, TypeKind
 
-from ..facts import (EVERY_CALL, ClassBases, Template, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
+from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span, TemplateUse, shortened)
 from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
                          may_bound, may_matter, trace_off)
@@ -125,6 +125,7 @@ class FactWalker:
         self._regions: list[_LoopRegion] = []
         self._switches: list[tuple[int, int]] = []
         self._ifs: list[tuple[Cursor, Cursor, Cursor]] = []
+        self._cases: list[tuple[Cursor, Cursor, Span]] = []   # leaving cases: subject, label, statements
         self._results: dict[int, Expr] = {}
         self._held_lambdas: dict[int, str] = {}     # a lambda a variable holds: the variable
         self._failure: BaseException | None = None
@@ -192,7 +193,7 @@ class FactWalker:
     def _definition(self, cursor: Cursor) -> None:
         name = native.spelling(cursor)
         self._function = self._qualified(cursor, name)
-        self._locals, self._regions, self._switches, self._ifs = set(), [], [], []
+        self._locals, self._regions, self._switches, self._ifs, self._cases = set(), [], [], [], []
         self._params = []
         if cursor._kind_id == _K.CONSTRUCTOR.value:
             self._member_initialisers(native.children(cursor))
@@ -491,9 +492,21 @@ class FactWalker:
             statements = native.children(body[0])
             labels = [i for i, statement in enumerate(statements) if statement._kind_id in _CASE_LABELS]
             for first, after in zip(labels, labels[1:] + [len(statements)]):
-                self.branches.append(self._span_of(self._file.extent(statements[first])[0],
-                                                   self._file.extent(statements[after - 1])[1]))
+                span = self._span_of(self._file.extent(statements[first])[0], self._file.extent(statements[after - 1])[1])
+                self.branches.append(span)
+                last = statements[after - 1]
+                while last._kind_id in _CASE_LABELS and native.children(last):
+                    last = native.children(last)[-1]     # `case A: return x;`: the label holds its statement
+                if statements[first]._kind_id == _K.CASE_STMT.value and self._ends_leaving(last, cursor):
+                    self._cases.append((native.children(cursor)[-2], native.children(statements[first])[0], span))
         return native.RECURSE
+
+    def _ends_leaving(self, last: Cursor, statement: Cursor) -> bool:
+        """Whether a branch whose last statement this is leaves the loop around `statement`: a
+        return, a goto, a break out of that loop, exit()."""
+        return last._kind_id in _LEAVING or (
+            last._kind_id == _K.BREAK_STMT.value and self._breaks_loop(statement)) or (
+            last._kind_id == _K.CALL_EXPR.value and native.spelling(last) in PROCESS_ENDS)
 
     def _offsets(self, cursor: Cursor) -> tuple[int, int]:
         start, end = self._file.extent(cursor)
@@ -552,9 +565,7 @@ class FactWalker:
             first = bisect_left(starts, (span.line, span.column))
             has_call = first < len(starts) and starts[first] <= (span.end_line, span.end_column)
             last = native.children(then)[-1:] if then._kind_id == _K.COMPOUND_STMT.value else [then]
-            leaves = bool(last) and (last[0]._kind_id in _LEAVING or (
-                last[0]._kind_id == _K.BREAK_STMT.value and self._breaks_loop(statement)) or (
-                last[0]._kind_id == _K.CALL_EXPR.value and native.spelling(last[0]) in PROCESS_ENDS))
+            leaves = bool(last) and self._ends_leaving(last[0], statement)
             text = self.exprs.cursor_text(condition)
             names_parameter = any(param and param in text for param in self._params)
             if not has_call and not (leaves and (may_bound(text) or may_matter(text) or names_parameter)):
@@ -568,6 +579,14 @@ class FactWalker:
             if has_call or bounds_check(built) or trace_off(built) or built.names() & set(self._params):
                 self.guards.append(Guard(built, span, self._function, leaves=leaves,
                                          nested=leaves and nested(statement)))
+        # a case that ends by leaving: what runs from its label on runs on the way out, as under
+        # an if that returns (`case ST_COMMIT: fsync(fd); return 0;`), guarded by `value == label`
+        for subject, label, span in self._cases:
+            first = bisect_left(starts, (span.line, span.column))
+            if first < len(starts) and starts[first] <= (span.end_line, span.end_column):
+                compared = self.exprs.build(subject), self.exprs.build(label)
+                self.guards.append(Guard(Expr(BINARY, f"{compared[0].text} == {compared[1].text}", "==", compared),
+                                         span, self._function, leaves=True, nested=True))
 
     def _binary(self, cursor: Cursor, _parent: Cursor) -> int:
         op = native.binary_operator(cursor)
@@ -652,15 +671,15 @@ class FactWalker:
         variable = self._held_lambdas.pop(native.identity(cursor), None)
         if variable is None:
             return native.RECURSE
-        outer = (self._function, self._locals, self._params, self._regions, self._switches, self._ifs)
+        outer = (self._function, self._locals, self._params, self._regions, self._switches, self._ifs, self._cases)
         self._function = f"{outer[0]}.{variable}" if outer[0] is not None else variable
-        self._locals, self._params, self._regions, self._switches, self._ifs = set(), [], [], [], []
+        self._locals, self._params, self._regions, self._switches, self._ifs, self._cases = set(), [], [], [], [], []
         first_call = len(self.calls)
         self._walk_children(cursor)
         self._guards_of_ifs(self.calls[first_call:])
         self.functions.append(Function(self._function, self._function, self._span(cursor), frozenset(self._locals),
                                        tuple(self._params), _forwards(native.children(cursor))))
-        self._function, self._locals, self._params, self._regions, self._switches, self._ifs = outer
+        self._function, self._locals, self._params, self._regions, self._switches, self._ifs, self._cases = outer
         return native.CONTINUE
 
     def _parameter(self, cursor: Cursor, parent: Cursor) -> int:

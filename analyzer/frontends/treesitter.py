@@ -393,8 +393,9 @@ class _FileReader:
             field = called_field(fn)
             receiver = field.child_by_field_name("argument") if field is not None else None
             # a macro body's names are the invocation's to give: no declared type there
-            field_of = self.types.of(receiver, node.start_byte) if via_field and frame.anchor is None else None
-            if callee == "flush" and field_of in STREAM_CLASSES:     # out.flush() is out << std::flush
+            field_of = self.types.class_of(receiver, node.start_byte) if via_field and frame.anchor is None else None
+            if callee == "flush" and field_of is not None and field_of.rsplit("::", 1)[-1] in STREAM_CLASSES:
+                # out.flush() is out << std::flush
                 self.pending_calls.append((key, "std::flush", span, function, loops, (frame.conv.expr(receiver),),
                                            None, frame.macro, False, None, None))
                 continue
@@ -549,7 +550,7 @@ class _FileReader:
                 table = self._table_of(pair.parent)
                 bindings.append(FieldBinding(text(self.source, field), text(self.source, value),
                                              self.span(pair), table,
-                                             self.types.file.get(table) if table is not None else None))
+                                             self.types.of_variable(table) if table is not None else None))
         return bindings
 
     def _table_of(self, items: Node | None) -> str | None:
@@ -737,7 +738,30 @@ class _FileReader:
                 # value (a caller may pass the value that takes it: summaries.lift)
                 guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True,
                                     nested=_nested(node)))
-        return guards + self.macro_guards
+        return guards + self._leaving_cases(conv, has_call) + self.macro_guards
+
+    def _leaving_cases(self, conv: Converter, has_call) -> list[Guard]:
+        """The cases of a switch that end by leaving (a return, a goto, exit()): what runs from
+        their label on runs on the way out, as under an if that returns (`case ST_COMMIT:
+        fsync(fd); return 0;` in a loop's state machine), guarded by `value == label`."""
+        guards = []
+        for node in self.captures.get("branch", ()):
+            value = node.child_by_field_name("value") if node.type == "case_statement" else None
+            statements = [child for child in node.named_children if child != value and child.type != "comment"]
+            switch = node.parent.parent if node.parent is not None else None
+            if value is None or not statements or switch is None or switch.type != "switch_statement" \
+                    or not has_call(statements[0].start_byte, statements[-1].end_byte) or not _leaves(statements[-1]):
+                continue
+            subject = switch.child_by_field_name("condition")
+            if subject is not None and subject.type == "condition_clause":
+                subject = subject.child_by_field_name("value")
+            if subject is None:
+                continue
+            compared = conv.expr(subject), conv.expr(value)
+            guards.append(Guard(Expr(BINARY, f"{compared[0].text} == {compared[1].text}", "==", compared),
+                                self.lines.span(self.path, statements[0].start_byte, statements[-1].end_byte),
+                                self.function_at(node.start_byte), leaves=True, nested=True))
+        return guards
 
     def _may_rule_out(self, condition: str, pos: int) -> bool:
         """A cheap first test, on a leaving guard's text, for the conditions kept without a

@@ -71,7 +71,7 @@ def designated_type(source: bytes, node: Node | None) -> str | None:
     if named is not None and named.type == "template_type" and type_name(source, named) in SMART_POINTERS:
         arguments = template_arguments(source, named)
         return arguments[1] or None if arguments is not None and len(arguments) > 1 else None
-    return type_name(source, node)
+    return qualified_type_name(source, node)
 
 
 def declaration_type(source: bytes, declarator: Node) -> str | None:
@@ -131,6 +131,11 @@ class DeclaredTypes:
             for owner in owners:
                 self.fields.setdefault(owner, {}).update(members)
 
+    def of_variable(self, name: str) -> str | None:
+        """The struct a file-scope variable is declared with, by its bare name."""
+        found = self.file.get(name)
+        return found.rsplit("::", 1)[-1] if found is not None else None
+
     def _member(self, name: str, index: int) -> str | None:
         """In a method, the type of a member of its class the file declares (`file_` of
         `class HashDB { File file_; }`)."""
@@ -140,7 +145,15 @@ class DeclaredTypes:
 
     def of(self, node: Node | None, pos: int) -> str | None:
         """The struct or class an object expression has, at a byte of the file: a declared name,
-        a field of an object whose struct the file declares, `this` in a method, `*p`, `(p)`, `p[i]`."""
+        a field of an object whose struct the file declares, `this` in a method, `*p`, `(p)`, `p[i]`;
+        by its bare name, as the file's structs are known (a member's struct, MEMBER.field_of)."""
+        found = self.class_of(node, pos)
+        return found.rsplit("::", 1)[-1] if found is not None and "." not in found else found
+
+    def class_of(self, node: Node | None, pos: int) -> str | None:
+        """As `of`, a declared name with the qualifiers it is written with (`kv::Index::Cursor cur`):
+        the class a method called on it belongs to (Call.field_of), which tells nested classes
+        of one name apart (Iteration.class_named)."""
         depth = 0
         while node is not None and node.type in ("parenthesized_expression", "pointer_expression") and depth < 8:
             node = node.named_children[-1] if node.named_child_count else None
@@ -159,7 +172,7 @@ class DeclaredTypes:
             qualified = self.qualified[index][0] if index >= 0 else ""
             return qualified.split("::")[-2] if "::" in qualified else None
         if node.type == "subscript_expression":     # an element, of the array's (or pointer's) type
-            return self.of(node.child_by_field_name("argument"), pos)
+            return self.class_of(node.child_by_field_name("argument"), pos)
         if node.type == "field_expression":
             owner = self.of(node.child_by_field_name("argument"), pos)
             field = node.child_by_field_name("field")
