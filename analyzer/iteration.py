@@ -1094,12 +1094,16 @@ class Iteration:
 
     def leaves_loop(self, call: Call) -> bool:
         """Whether the call is on a way out of its innermost loop: in a branch that ends in a
-        return, goto or break (`if (rc) { close(db); return 1; }`), so it runs once per loop run;
-        or in a branch that handles a failed call (_handles_failure), once per failure."""
+        return, goto or break (`if (rc) { close(db); return 1; }`), or in the value a return
+        statement inside the loop hands back (`else return Status::Corruption(...);`), so it
+        runs once per loop run; or in a branch that handles a failed call (_handles_failure),
+        once per failure."""
         loop = self._innermost(call)
-        return loop is not None and any(
+        return loop is not None and (any(
             (guard.leaves or self._ends_loop(guard, loop) or self._handles_failure(guard, loop))
             and loop.span.contains(guard.span) for guard in self.guards_of(call.span, call.function))
+            or any(loop.span.contains(r.span) and r.span.contains(call.span)
+                   for r in self.summaries.returns_in(call.span.path, call.function)))
 
     def _ends_loop(self, guard: Guard, loop: Loop) -> bool:
         """Whether a branch ends by setting a flag the loop's condition then finds false
