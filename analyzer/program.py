@@ -435,7 +435,8 @@ class Program(Iteration):
         for call in self.written_calls(*STORE_CALLS):
             index = STORE_CALLS[call.callee]
             if call.args and len(call.args) > index:
-                target = Expr(UNARY, call.args[index].text, "*", (call.args[index],))
+                start = _slot_start(call.args[index], call.arg(2))
+                target = Expr(UNARY, start.text, "*", (start,))
                 result.append(Store(target, call.span, call.function, call.loops, call.callee))
         return result
 
@@ -512,6 +513,19 @@ class Program(Iteration):
     @cached_property
     def _regions(self) -> dict[tuple[str, int], Region]:
         return {}
+
+
+def _slot_start(destination: Expr, length: Expr | None) -> Expr:
+    """Where a memory call's bytes begin, as far as which pages it touches: a call that fills to
+    a fixed end (`memset(slot + n, 0, SLOT - n)`, the rest of a record's slot after its n bytes)
+    lies within [slot, slot + SLOT), and lands where `slot` does, whatever n is."""
+    start, size = strip(destination), strip(length)
+    if start is not None and size is not None and start.kind == BINARY and start.op == "+" \
+            and size.kind == BINARY and size.op == "-" and len(start.children) == len(size.children) == 2 \
+            and (added := strip(start.children[1])) is not None and (taken := strip(size.children[1])) is not None \
+            and added.text == taken.text:
+        return start.children[0]
+    return destination
 
 
 def _system_call(callee: str, first: tuple[Expr, ...]) -> str:
