@@ -1069,7 +1069,8 @@ class Iteration:
 
     def steps_by_chunks(self, loop: Loop) -> bool:
         """Whether a variable of the loop's condition is stepped in the loop only by a constant
-        of at least frequency.CHUNK_STEP (`for (i = 0; i < length; i += UNIT)`, UNIT 10 MiB):
+        of at least frequency.CHUNK_STEP (`for (i = 0; i < length; i += UNIT)`, UNIT 10 MiB, a
+        macro or a constant local):
         each iteration works through a chunk that size.  Whether a cost per chunk matters is
         the rule's to say: a flush's system call does not beside a MiB of work, a wait for the
         disk per MiB (sync_file_range) does."""
@@ -1079,8 +1080,8 @@ class Iteration:
         for name in condition.walk():
             steps = [a for a in self.assignments_to(self.key(name, loop.span.path, loop.function))
                      if self.made_in(a, loop)] if name.kind == IDENTIFIER else []
-            if steps and all(a.op in ("+=", "-=") and (self.constant(a.value) or 0) >= frequency.CHUNK_STEP
-                             for a in steps):
+            if steps and all(a.op in ("+=", "-=") and (self.constant_in(a.value, loop.span.path, loop.function) or 0)
+                             >= frequency.CHUNK_STEP for a in steps):
                 return True
         return False
 

@@ -218,6 +218,18 @@ class Program(Iteration):
         time (each tool of a tree its own `#define TRUE 1`)."""
         return constant(expr, self._global_constant)
 
+    def constant_in(self, expr: Expr | None, path: str, function: str | None) -> int | None:
+        """As constant, also through a local of the function given one value, once, by a
+        constant expression (`constexpr size_t kBlock = 16 << 20;`, `const int n = 64;`)."""
+        locals_ = self.locals_of(path, function)
+
+        def named(name: str) -> int | None:
+            if name not in locals_:
+                return self._global_constant(name)
+            given = self.assignments_to(("local", path, function, name))
+            return constant(given[0].value, self._global_constant) if len(given) == 1 and given[0].op == "=" else None
+        return constant(expr, named)
+
     def _global_constant(self, name: str) -> int | None:
         known = self._global_constants
         if name not in known:

@@ -119,6 +119,9 @@ class Variation:
         if expr.kind == BINARY:
             left, right = (self.of(k) for k in kids)
             if expr.op in self.ORDER_PRESERVING:
+                if expr.op == "+" and (left, right) in ((AFFINE, SCATTERED), (SCATTERED, AFFINE)) \
+                        and self._stepped_past(*(kids if left == AFFINE else kids[::-1])):
+                    return AFFINE
                 return max(left, right)
             if expr.op in self.SCALING:
                 return max(left, right) if INVARIANT in (left, right) else SCATTERED
@@ -141,6 +144,18 @@ class Variation:
         if expr.kind == IDENTIFIER:
             return self._variable(expr, address)
         return max((self.of(k) for k in kids), default=INVARIANT)
+
+    def _stepped_past(self, cursor: Expr, amount: Expr) -> bool:
+        """Whether a cursor plus an amount lies within what the cursor then steps past: the
+        function steps it by that amount and more (`base[pos + len] = '\\n'; pos += len + 1;`,
+        the terminator after the record just copied), so the sum stays in the appended span."""
+        cursor, added = strip(cursor), strip(amount)
+        path, function = cursor.home if isinstance(cursor, Scoped) else (self.path, self.function)
+        key = self.program.key(cursor, path, function)
+        if key is None or added is None:
+            return False
+        return any(a.op == "+=" and (a.span.path, a.function) == (path, function)
+                   and added.text in _addends(a.value) for a in self.program.assignments_to(key))
 
     def _page_strides(self, expr: Expr | None) -> bool:
         """Whether a sequential value moves by a page or more per step of its counter (`i *
@@ -361,6 +376,16 @@ class Variation:
         return loop is not None and span.path == loop.path and (
             (loop.line, loop.column) <= (span.line, span.column)
             and (span.end_line, span.end_column) <= (loop.end_line, loop.end_column))
+
+
+def _addends(expr: Expr | None) -> set[str]:
+    """The texts of the terms a sum adds (`len + 1 + hdr`: len, 1, hdr)."""
+    expr = strip(expr)
+    if expr is None:
+        return set()
+    if expr.kind == BINARY and expr.op == "+":
+        return set().union(*(_addends(k) for k in expr.children))
+    return {expr.text}
 
 
 def _bare(expr: Expr | None, name: str) -> bool:

@@ -38,8 +38,8 @@ cost, and MML009's to report (on this project's machines, 1,000 iterations
 that each write 4 KiB to a file and fsync it took 0.270 s with a flushed
 progress line per iteration against 0.280 s without, medians of 11
 interleaved runs: 0.96x, noise); a flush in a loop that steps its counter only by a constant of
-1 MiB or more (`for (i = 0; i < length; i += UNIT)`, UNIT 10 MiB: a progress
-dot per 10 MiB chunk memset): one write() per chunk is noise beside the chunk's
+1 MiB or more (`for (i = 0; i < length; i += UNIT)`, UNIT 10 MiB, a macro or a
+local given that one value: a progress dot per 10 MiB chunk memset): one write() per chunk is noise beside the chunk's
 work; and whatever mmaplint does not count as per
 iteration (README: loops that wait, run a handful of times, or reach the
 call once per batch). A filter that reads the standard input in its loop's
