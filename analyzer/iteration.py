@@ -386,7 +386,8 @@ class Iteration:
 
     def struct_of(self, field_of: str | None) -> str | None:
         """The struct a call's field belongs to: as the frontend named it (a class written with
-        qualifiers: the one they name, class_named), or at the end of the path it gave ("tokenizer.pModule": the type of tokenizer's pModule field, from the
+        qualifiers: the one they name, class_named), or at the end of the path it gave
+        ("tokenizer.pModule": the type of tokenizer's pModule field, from the
         struct's declaration in any analyzed file); None when some step is not declared."""
         if field_of is None or "." not in field_of:
             return self.class_named(field_of) if field_of is not None and "::" in field_of else field_of
