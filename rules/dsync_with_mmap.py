@@ -64,14 +64,36 @@ def check(program: Program):
         call = mapping.call
         if len(call.via) > nearest[call.operation.span]:
             continue
-        flag = syncing[0].sync_flag
-        yield Hit(
-            call.span,
-            f"{mapping.descriptor.text} is opened with {flag} and mapped MAP_SHARED|PROT_WRITE: "
-            f"{flag} does nothing for stores through the mapping (their durability comes from "
-            f"msync) and makes every write() on {mapping.descriptor.text} synchronous",
-            related=tuple(Related(o.call.span, f"{o.call.callee}() sets {flag} here") for o in syncing),
-        )
+        # a flag the helper's caller passed is reported at the call that hands it over: the
+        # nearest caller that spells it (the callers of that caller pass it on unchanged)
+        passed = [o for o in syncing if not call.via and _flag_passed_in(program, o)
+                  and (o.call.via[0].span.path, o.call.via[0].function) != (call.span.path, call.function)]
+        nearest_caller = min((len(o.call.via) for o in passed), default=0)
+        sites: dict[Span, list[Open]] = {}
+        for o in syncing:
+            if o in passed and len(o.call.via) > nearest_caller:
+                continue
+            sites.setdefault(o.call.via[0].span if o in passed else call.span, []).append(o)
+        for site, opens in sites.items():
+            flag = opens[0].sync_flag
+            yield Hit(
+                site,
+                f"{mapping.descriptor.text} is opened with {flag} and mapped MAP_SHARED|PROT_WRITE: "
+                f"{flag} does nothing for stores through the mapping (their durability comes from "
+                f"msync) and makes every write() on {mapping.descriptor.text} synchronous",
+                related=tuple(Related(o.call.span, f"{o.call.callee}() sets {flag} here") for o in opens)
+                + ((Related(call.span, "mapped here"),) if site != call.span else ()),
+            )
+
+
+def _flag_passed_in(program: Program, opened: Open) -> bool:
+    """Whether an open made through calls has its flag from what the first of them passes
+    (`region_map(path, n, O_DSYNC)` of a helper that opens with `O_RDWR | extra`), not from
+    the helper's own code."""
+    if not opened.call.via:
+        return False
+    own = next((o for o in program.opens if o.call is opened.call.operation), None)
+    return own is not None and own.sync_flag is None
 
 
 def _synchronous(program: Program, mapping: Mapping) -> list[Open]:
