@@ -379,10 +379,25 @@ class Iteration:
             if key[0] == "field":
                 for a in assignments:
                     value, target = strip(a.value), strip(a.target)
-                    if a.op == "=" and value is not None and value.kind == IDENTIFIER and value.op in self._functions:
-                        struct = self.struct_of(target.field_of) if target is not None and target.kind == MEMBER else None
-                        found.append((key[-1], value.op, struct, a))
+                    if a.op != "=" or value is None or value.kind != IDENTIFIER:
+                        continue
+                    struct = self.struct_of(target.field_of) if target is not None and target.kind == MEMBER else None
+                    found += [(key[-1], name, struct, a) for name in self._functions_given(value.op, a)]
         return found
+
+    def _functions_given(self, name: str, a: Assignment) -> list[str]:
+        """The program's functions a name assigned to a field holds: the function of that
+        name, or, for a parameter of the setter that assigns it (`r->on_record = rec;` in
+        reader_set_handlers()), the functions its calls as written pass there."""
+        if name in self._functions:
+            return [name]
+        fn = self.function_at(a.span.path, a.function)
+        if fn is None or name not in fn.params:
+            return []
+        index = fn.params.index(name)
+        return [given.op for call in self.written_calls(fn.name) if not call.via_field
+                and (given := strip(call.arg(index))) is not None and given.kind == IDENTIFIER
+                and given.op in self._functions]
 
     def struct_of(self, field_of: str | None) -> str | None:
         """The struct a call's field belongs to: as the frontend named it (a class written with

@@ -166,7 +166,9 @@ def _over_configured_items(program: Program, loop: Loop) -> bool:
     its option loop).  Such a list holds one item per option the command line gives (varnish
     maps one silo per `-s`), so its mappings do not grow with the workload."""
     path, function = loop.span.path, loop.function
-    names = [node for node in loop.condition.walk() if node.kind == IDENTIFIER] if loop.condition else []
+    # variables, not constants: `off + SEG_SIZE <= size` walks no list
+    names = [node for node in loop.condition.walk() if node.kind == IDENTIFIER and program.constant(node) is None] \
+        if loop.condition else []
     keys = {program.key(name, path, function) for name in names} - {None}
     # a cursor the loop starts at a global's head (`for (s = silo_head; s; s = s->next)`)
     keys |= {program.key(a.value, path, function) for key in keys if key[0] == "local"
