@@ -471,9 +471,7 @@ class _FileReader:
             return False
         variables = self._variables.get(index)
         if variables is None:
-            qualified = self.qualified[index][0]
-            fields = self.types.fields.get(qualified.split("::")[-2], {}) if "::" in qualified else {}
-            variables = self._variables[index] = self._params_at(parameters.start_byte) | fields.keys() | {
+            variables = self._variables[index] = self._params_at(parameters.start_byte) | self.types.members(index).keys() | {
                 name for declarator in self.captures.get("local", ())
                 if self.function_nest.innermost(declarator.start_byte) in (index, -1)
                 and (name := declared_name(self.source, declarator)) is not None}

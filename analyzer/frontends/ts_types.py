@@ -136,12 +136,16 @@ class DeclaredTypes:
         found = self.file.get(name)
         return found.rsplit("::", 1)[-1] if found is not None else None
 
-    def _member(self, name: str, index: int) -> str | None:
-        """In a method, the type of a member of its class the file declares (`file_` of
-        `class HashDB { File file_; }`)."""
+    def owner_at(self, index: int) -> str | None:
+        """The class the index-th function is a method of (its qualifier's last part), if any."""
         qualified = self.qualified[index][0] if index >= 0 else ""
-        owner = qualified.split("::")[-2] if "::" in qualified else None
-        return self.fields.get(owner, {}).get(name) if owner is not None else None
+        return qualified.split("::")[-2] if "::" in qualified else None
+
+    def members(self, index: int) -> dict[str, str]:
+        """In a method, the members of its class the file declares, with their types (`file_`
+        of `class HashDB { File file_; }`)."""
+        owner = self.owner_at(index)
+        return self.fields.get(owner, {}) if owner is not None else {}
 
     def of(self, node: Node | None, pos: int) -> str | None:
         """The struct or class an object expression has, at a byte of the file: a declared name,
@@ -164,13 +168,11 @@ class DeclaredTypes:
             name = text(self.source, node)
             index = self.nest.innermost(pos)
             found = self.in_function[index].get(name) if index >= 0 else None
-            return found or self.file.get(name) or self._member(name, index)
+            return found or self.file.get(name) or self.members(index).get(name)
         if node.type == "qualified_identifier" and text(self.source, node) in STANDARD_STREAMS:
             return "ostream"
         if node.type == "this":
-            index = self.nest.innermost(pos)
-            qualified = self.qualified[index][0] if index >= 0 else ""
-            return qualified.split("::")[-2] if "::" in qualified else None
+            return self.owner_at(self.nest.innermost(pos))
         if node.type == "subscript_expression":     # an element, of the array's (or pointer's) type
             return self.class_of(node.child_by_field_name("argument"), pos)
         if node.type == "field_expression":
