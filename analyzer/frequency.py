@@ -71,6 +71,12 @@ ALGORITHMS = frozenset({
     "find_if_not", "all_of", "any_of", "none_of", "copy_if", "remove_if", "remove_copy_if",
     "replace_if", "partition", "stable_partition", "accumulate", "reduce", "transform_reduce",
 })
+# The C library's walks, which call the function they are handed (by its argument's index)
+# once per element of what they walk: a file or directory of a tree (nftw), an entry of a
+# directory (scandir's filter), a node of a search tree (twalk).  The function is a loop's
+# body, as an algorithm's is (Loop.kind: the walk's name).
+WALKS = {"nftw": 1, "nftw64": 1, "ftw": 1, "ftw64": 1, "scandir": 2, "scandir64": 2, "scandirat": 3,
+         "twalk": 1, "twalk_r": 1}
 # C++ stream manipulators that flush the stream they are inserted into (`out << std::endl`);
 # a frontend records each insertion as a call of "std::endl" or "std::flush" with the stream,
 # and a flush() method of an output stream of these classes as a call of "std::flush".

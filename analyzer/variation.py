@@ -188,7 +188,9 @@ class Variation:
         in_loop = [a for a in self.program.assignments_to(key)
                    if self._runs(a) or (a.span.path, a.function) == home]
         passed = self._arguments(key) + ([] if address else self._filled(key))
-        if not in_loop and not passed:
+        if not in_loop and self._handed_elements(key):
+            answer = SCATTERED      # a walk's or an algorithm's element: another each call
+        elif not in_loop and not passed:
             answer = SCATTERED if not address and self._read_into(key) else self._handed_out(key)
         else:
             self.visiting.add(key)
@@ -335,6 +337,20 @@ class Variation:
         return [(call, arg) for call in self.program.callers_of(key[1], key[2])
                 if region.runs(call.span.path, call.function, call.loops)
                 and (arg := call.arg(index)) is not None]
+
+    def _handed_elements(self, key: Key) -> bool:
+        """Whether a parameter of a function the region runs is handed what a walk or an
+        algorithm there walks (`nftw(root, sync_one, ...)`: sync_one's path is another file
+        each call): a call recorded at the argument that hands the function over, which is
+        the span of its element loop."""
+        region = self.region
+        if region is None or key[0] != "local" or (key[1], key[2]) not in region.functions:
+            return False
+        fn = self.program.function_at(key[1], key[2])
+        return fn is not None and key[3] in fn.params and any(
+            region.runs(call.span.path, call.function, call.loops) and not call.args
+            and any(self.program.loop(call.span.path, loop).span == call.span for loop in call.loops)
+            for call in self.program.callers_of(key[1], key[2]))
 
     def _update(self, a: Assignment) -> int:
         if a.op == RANGE_ELEMENT:

@@ -3,8 +3,10 @@
 ## What it does
 Reports an `mmap()` with `MAP_SHARED` and `PROT_WRITE` of a descriptor that was
 opened with `O_DSYNC` or `O_SYNC`: spelled in the `open()` call, built in a
-flags variable (`flags |= O_DSYNC`), or added later with `fcntl(fd, F_SETFL, ...)`.
-The finding points at the mmap; the open (or fcntl) is a related location.
+flags variable (`flags |= O_DSYNC`, also under a condition: `if (cfg->sync) flags |=
+O_DSYNC;` is a configuration that maps a synchronous descriptor), or added later with
+`fcntl(fd, F_SETFL, ...)`. The finding points at the mmap; the open (or fcntl) is a
+related location.
 A helper that maps a descriptor its caller opened (or flags its caller passed)
 is reported at the call that hands them over; one that opens with the flag and
 maps on its own is reported once, at its mmap, not again at each call of it.

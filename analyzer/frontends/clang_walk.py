@@ -18,8 +18,8 @@ from clang.cindex import Cursor, CursorKind, TranslationUnit, TypeKind
 
 from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span, TemplateUse, shortened)
-from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, bounds_check,
-                         may_bound, may_matter, trace_off)
+from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, WALKS,
+                         bounds_check, may_bound, may_matter, trace_off)
 from . import clang_native as native
 from .clang_expr import (CallShape, ExprBuilder, call_shape, call_under, class_path, is_assignment_operator,
                          look_through, owner_of, struct_name, template_use)
@@ -305,7 +305,9 @@ class FactWalker:
             if self._cpp and function._kind_id == _K.FUNCTION_DECL.value:
                 self._template_call(function, name, shape, cursor)
         if target is not None and target.startswith("std::") and shape.callee in ALGORITHMS and shape.arguments:
-            self._algorithm(shape.callee, shape.arguments[-1])
+            self._element_loop(f"std::{shape.callee}", shape.arguments[-1])
+        elif target == shape.callee and WALKS.get(target, len(shape.arguments)) < len(shape.arguments):
+            self._element_loop(target, shape.arguments[WALKS[target]])
         start, end = self._file.extent(cursor)
         if shape.callee == "flush" and shape.receiver is not None and target is not None \
                 and target.split("::")[0] == "std" and target.split("::")[-2] in STREAM_CLASSES:
@@ -396,11 +398,11 @@ class FactWalker:
         return struct_name(native.object_declaration(shape.receiver)) or (
             _parameter_type(shape.receiver) if self._cpp else None)
 
-    def _algorithm(self, name: str, callable_: Cursor) -> None:
-        """A standard algorithm handed a lambda or a function: the lambda's body is a loop's
-        body (the region is added before the walk enters it), a named function (or a variable
-        holding one: a lambda, a pointer) is called once per iteration of a loop over the
-        range, recorded at the argument."""
+    def _element_loop(self, kind: str, callable_: Cursor) -> None:
+        """A standard algorithm or a walk of the C library handed a lambda or a function: the
+        lambda's body is a loop's body (the region is added before the walk enters it), a named
+        function (or a variable holding one: a lambda, a pointer) is called once per iteration
+        of a loop over the range, recorded at the argument."""
         value = look_through(callable_)
         if value._kind_id == _K.UNARY_OPERATOR.value and native.unary_operator(value) == "&":
             value = look_through(native.children(value)[0])
@@ -414,7 +416,7 @@ class FactWalker:
         start, end = self._file.extent(value)
         loop_id = len(self.loops)
         self._regions.append(_LoopRegion(loop_id, start[2], end[2]))
-        self.loops.append(Loop(loop_id, f"std::{name}", self._span_of(start, end), self._function))
+        self.loops.append(Loop(loop_id, kind, self._span_of(start, end), self._function))
         if not lambda_:
             self.calls.append(Call(
                 callee=native.spelling(value), span=self._span_of(start, end), function=self._function,

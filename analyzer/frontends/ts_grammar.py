@@ -47,7 +47,7 @@ def grammar(language: str) -> Grammar:
         raise FrontendError(f"tree-sitter frontend: unsupported language {language!r}") from None
     lang = Language(make())
     source = "\n".join((_QUERIES / name).read_text(encoding="utf-8") for name in query_files)
-    for name in ("ALGORITHMS", "FLUSHING_MANIPULATORS", "FACTORIES"):     # name lists the query matches
+    for name in ("ALGORITHMS", "WALKS", "FLUSHING_MANIPULATORS", "FACTORIES"):     # name lists the query matches
         source = source.replace(f"@{name}@", "|".join(sorted(getattr(frequency, name))))
     return Grammar(language, Parser(lang), Query(lang, source),
                    Query(lang, (_QUERIES / "macro_names.scm").read_text(encoding="utf-8")))

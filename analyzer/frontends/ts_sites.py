@@ -9,6 +9,7 @@ from typing import NamedTuple
 from tree_sitter import Node
 
 from ..facts import RANGE_ELEMENT
+from ..frequency import WALKS
 from .ts_expr import call_cast, int_literal, unwrap
 from .ts_names import Nest, declared_identifier
 
@@ -43,14 +44,14 @@ class Sites:
     assignments: list[AssignSite]
     results: dict[tuple[int, int], Node]  # call byte range -> target it is assigned to
     guards: list[Node]                    # if statements
-    element_calls: list[Node] = ()        # a function named to an algorithm: called per element
+    element_calls: list[Node] = ()        # a function named to an algorithm or a walk: called per element
     manipulators: list[Node] = ()         # `out << ... << std::endl`
     constructions: list[ConstructSite] = ()
 
     @classmethod
     def read(cls, captures: dict[str, list[Node]]) -> "Sites":
-        algorithms = [(callable_, kind) for call in captures.get("algorithm", ())
-                      if (found := _algorithm_callable(call)) is not None for callable_, kind in [found]]
+        algorithms = [(callable_, kind) for name in ("algorithm", "walk") for call in captures.get(name, ())
+                      if (found := _element_callable(call)) is not None for callable_, kind in [found]]
         loops = sorted([(node, kind) for name, kind in _LOOP_KINDS.items()
                         for node in captures.get(name, ()) if not _runs_once(node, kind)] + algorithms,
                        key=lambda loop: (loop[0].start_byte, -loop[0].end_byte))
@@ -108,19 +109,24 @@ def _declared(declarator: Node) -> str | None:
     return name.text.decode("utf-8", "replace") if name is not None and name.type == "identifier" else None
 
 
-def _algorithm_callable(call: Node) -> tuple[Node, str] | None:
-    """The lambda or function a standard algorithm call is handed (its last argument), and
-    the loop kind it makes (`std::for_each`)."""
-    arguments = call.child_by_field_name("arguments")
-    last = arguments.named_children[-1] if arguments is not None and arguments.named_child_count else None
-    while last is not None and last.type == "pointer_expression":      # &flush_one
-        last = last.child_by_field_name("argument")
-    if last is None or last.type not in ("lambda_expression", "identifier", "qualified_identifier"):
-        return None
+def _element_callable(call: Node) -> tuple[Node, str] | None:
+    """The lambda or function a call of a standard algorithm (its last argument) or of a
+    walk of the C library (the argument WALKS says) is handed, and the loop kind it makes
+    (`std::for_each`, `nftw`)."""
     name = call.child_by_field_name("function").text.decode("utf-8", "replace")
-    if last.type != "lambda_expression" and not name.startswith("std::"):
+    arguments = call.child_by_field_name("arguments")
+    given = arguments.named_children if arguments is not None else []
+    index = WALKS.get(name, -1)
+    handed = given[index] if -len(given) <= index < len(given) else None
+    while handed is not None and handed.type == "pointer_expression":      # &flush_one
+        handed = handed.child_by_field_name("argument")
+    if handed is None or handed.type not in ("lambda_expression", "identifier", "qualified_identifier"):
+        return None
+    if name in WALKS:
+        return handed, name
+    if handed.type != "lambda_expression" and not name.startswith("std::"):
         return None     # `for_each(list, fn)` may be the program's own: a lambda says it is not C
-    return last, "std::" + name.rsplit("::", 1)[-1]
+    return handed, "std::" + name.rsplit("::", 1)[-1]
 
 
 def _variable_start(init: Node) -> int:

@@ -6,6 +6,12 @@
 (while_statement) @loop.while
 (do_statement) @loop.do
 (call_expression) @call
+; A walk of the C library: the function it is handed runs once per element (ts_sites.py); the
+; names are frequency.py's, put in by ts_grammar.py.
+(call_expression
+  function: (identifier) @_walk.name
+  (#match? @_walk.name "^(@WALKS@)$")
+  arguments: (argument_list)) @walk
 (assignment_expression) @assign
 (update_expression) @update
 (init_declarator) @init
