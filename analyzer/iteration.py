@@ -13,8 +13,8 @@ from functools import cache, cached_property
 from typing import Callable
 
 from . import constants, frequency
-from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, STEP_OPS, STRING, SUBSCRIPT, UNARY, Assignment,
-                    Call, Expr, Function, Guard, Loop, Return, Span, TemplateUse, strip)
+from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, RANGE_ELEMENT, STEP_OPS, STRING, SUBSCRIPT, UNARY,
+                    Assignment, Call, Expr, Function, Guard, Loop, Return, Span, TemplateUse, strip)
 from .expressions import address_of, alternatives, assume, truth
 from .findings import Related
 
@@ -842,6 +842,7 @@ class Iteration:
             elif (callees & OPTION_PARSERS or self._parses_options(path, loop_id)
                   or self._retries(self.loop(path, loop_id))
                   or self._visits_machine_directories(path, loop_id)
+                  or self._ranges_over_table(path, loop_id)
                   or frequency.handful(self.loop(path, loop_id), self.constant,
                                        lambda node: self._walks_table(node, path, loop_id),
                                        lambda name: self._counts_arguments(name, path, loop_id),
@@ -855,6 +856,15 @@ class Iteration:
     @cached_property
     def _repeats(self) -> dict[tuple[str, int], str]:
         return {}
+
+    def _ranges_over_table(self, path: str, loop_id: int) -> bool:
+        """Whether a range-for walks a table written in the source: an array or a container
+        initialised once with a brace list (`for (const auto &menu : menus)` of `const
+        std::vector<Menu> menus = {{add, "Adding"}, ...};`)."""
+        loop = self.loop(path, loop_id)
+        return loop.kind == "range-for" and any(
+            a.op == RANGE_ELEMENT and a.loops[-1:] == (loop_id,) and self._is_table(a.value, path, loop.function)
+            for a in self.assignments_in(path, loop.function))
 
     def _visits_machine_directories(self, path: str, loop_id: int) -> bool:
         """Whether a loop formats its own counter into the sysfs directory name of a CPU or a

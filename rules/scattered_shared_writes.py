@@ -46,7 +46,8 @@ fixed end, `memset(slot + n, 0, SLOT - n)`, lands where its slot does), a mappin
 makes afresh each iteration (a loop over files or commands that maps one each
 time), and a store that stamps a page the
 iteration then writes whole: the store's function hands the page back through
-an out-parameter (`*out = np`) and the caller passes it, with the size the
+an out-parameter (`*out = np`; the store may go through a header pointer copied
+from it, `struct hdr *h = (struct hdr *)np;`) and the caller passes it, with the size the
 page was addressed by (`map + psize * pgno`), to `memcpy`/`memmove`/`memset`
 or to a function of the program that copies into it, nor that whole-page
 write itself (a copy-on-write tree's new page: one whole page is written per
@@ -241,16 +242,16 @@ def _page_written_whole(program: Program, store: Store, hot: HotPath) -> bool:
     if not hot.chain:
         return False
     path, function = store.span.path, store.function
-    page = program.key(address_base(store.target), path, function)
-    sizes = _page_sizes(program, page)
+    pages = _copies(program, program.key(address_base(store.target), path, function))
+    sizes = set().union(*(_page_sizes(program, page) for page in pages))
     handed = hot.chain[-1]      # the call of the store's function
     defined = program.function_at(path, function)
-    if not sizes or page is None or defined is None:
+    if not sizes or defined is None:
         return False
     for a in program.files[path].assignments:
         target = strip(a.target)
         if (a.function != function or a.op != "=" or target.kind != UNARY or target.op != "*"
-                or program.key(a.value, path, function) != page):
+                or program.key(a.value, path, function) not in pages):
             continue
         out = strip(target.children[0])
         if out.kind != IDENTIFIER or out.op not in defined.params:
@@ -296,6 +297,17 @@ def _sizes_handed_back(program: Program, path: str, fn, out: str) -> set:
         if a.op == "=" and pointer is not None and pointer.kind == IDENTIFIER and pointer.op == out:
             sizes |= _page_sizes(program, program.key(a.value, path, fn.qualified))
     return sizes
+
+
+def _copies(program: Program, pointer) -> list:
+    """A local pointer and the locals it is a copy of, as its only value says (`struct hdr *h
+    = (struct hdr *)np;`: h is np, the page a store through h stamps)."""
+    found = []
+    while pointer is not None and pointer[0] == "local" and pointer not in found:
+        found.append(pointer)
+        values = program.values_of(pointer)
+        pointer = program.key(values[0], pointer[1], pointer[2]) if len(values) == 1 else None
+    return found
 
 
 def _page_sizes(program: Program, page) -> set:
