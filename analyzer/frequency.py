@@ -61,7 +61,11 @@ WAITS = frozenset({
     "sleep", "usleep", "nanosleep", "clock_nanosleep", "pthread_cond_timedwait", "sem_timedwait",
     "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
     "sigwait", "sigwaitinfo", "sigtimedwait", "sigsuspend", "pause",
+    "sleep_for", "sleep_until",         # std::this_thread's
 })
+# C++'s timed waits of a condition variable (or a future), methods of the object waited on:
+# `cv.wait_for(lock, 1s)` waits for its tick as pthread_cond_timedwait does.
+TIMED_WAIT_METHODS = frozenset({"wait_for", "wait_until"})
 # Algorithms of the C++ standard library that call the function they are handed once per
 # element of a range: the function's body (a lambda written there) is a loop's body, and a
 # named function is called once per iteration of a loop over the range (Loop.kind
@@ -101,12 +105,13 @@ PROMPTS = frozenset({"readline", "linenoise", "getpass"})
 def waits(call: Call) -> bool:
     """Whether a call waits for time to pass, another thread or process, or a person: a
     select() or poll() given no descriptor to watch only sleeps for its timeout (`select(0,
-    NULL, NULL, NULL, &tv)`, `poll(NULL, 0, ms)`)."""
+    NULL, NULL, NULL, &tv)`, `poll(NULL, 0, ms)`); a timed wait is a method of what it waits on."""
     if call.callee in ("select", "pselect"):
         return call.args is not None and len(call.args) >= 4 and all(_none(a) for a in call.args[1:4])
     if call.callee in ("poll", "ppoll"):
         return call.args is not None and len(call.args) >= 2 and (_none(call.args[0]) or _none(call.args[1]))
-    return call.callee in WAITS or (call.callee in PROMPTS and call.args is not None and len(call.args) == 1)
+    return call.callee in WAITS or (call.callee in PROMPTS and call.args is not None and len(call.args) == 1) \
+        or (call.callee in TIMED_WAIT_METHODS and call.receiver is not None)
 
 
 def _none(expr: Expr) -> bool:

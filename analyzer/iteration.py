@@ -10,6 +10,7 @@ from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 from pathlib import Path
 from functools import cache, cached_property
+import itertools
 from typing import Callable
 
 from . import constants, frequency
@@ -1348,7 +1349,8 @@ class Iteration:
         nanosleep; sqlite's sleep through its VFS's xSleep field), its wait under no condition
         of the functions on the way."""
         paced = set()
-        for call in self.calls(*frequency.WAITS, *frequency.SLEEPING_POLLS, *frequency.PROMPTS):
+        for call in itertools.chain(self.calls(*frequency.WAITS, *frequency.SLEEPING_POLLS, *frequency.PROMPTS),
+                                    self.written_calls(*frequency.TIMED_WAIT_METHODS)):     # `cv.wait_for(...)`
             if not frequency.waits(call):
                 continue
             if any(self.guards_of(step.span, step.function) or step.loops for step in call.via[1:]):

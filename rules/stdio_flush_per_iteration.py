@@ -11,7 +11,7 @@ in the loop body, or at the call in the loop body that leads to it. Not reported
 the stream's `fclose` (the close flushes anyway), a C++ stream's `close()`, or the end of
 the iteration that made it (`std::ofstream out(path)` in the loop's body, `out << rec <<
 std::endl;` last: its destructor closes it); `stderr`, unbuffered by the
-C standard, unless the code gives it a buffer; writes to a stream unbuffered
+C standard (its writes and its flushes alike), unless the code gives it a buffer; writes to a stream unbuffered
 only when it is a terminal (`if (isatty(fileno(fp))) setvbuf(fp, NULL, _IONBF,
 0);`: a person watches it, and piped or redirected it keeps its buffer); flushes that run only while a
 debug, verbosity or trace setting is on, or a log level lets them through
