@@ -1347,7 +1347,10 @@ class Iteration:
         join, a select on no descriptor, a prompt for a person): in their body, or through a
         function of the program that always waits when it runs (varnish's VTIM_sleep calls
         nanosleep; sqlite's sleep through its VFS's xSleep field), its wait under no condition
-        of the functions on the way."""
+        of the functions on the way.  A wait in a `while` loop nested in the loop, which waits
+        while a condition holds and may not run at all, paces that loop only: a writer that
+        waits only while its queue is empty (`while (q->count == 0)
+        pthread_cond_timedwait(...)`) never waits under load."""
         paced = set()
         for call in itertools.chain(self.calls(*frequency.WAITS, *frequency.SLEEPING_POLLS, *frequency.PROMPTS),
                                     self.written_calls(*frequency.TIMED_WAIT_METHODS)):     # `cv.wait_for(...)`
@@ -1355,8 +1358,14 @@ class Iteration:
                 continue
             if any(self.guards_of(step.span, step.function) or step.loops for step in call.via[1:]):
                 continue    # waits only sometimes
-            paced.update((call.span.path, loop_id) for loop_id in call.loops)
+            paced.update((call.span.path, loop_id) for loop_id in call.loops if not self._waits_while(call, loop_id))
         return paced
+
+    def _waits_while(self, call: Call, loop_id: int) -> bool:
+        """Whether a wait in a loop sits in a `while` loop nested in it (not an endless one)."""
+        path, nested = call.span.path, call.loops[call.loops.index(loop_id) + 1:]
+        return any(self.loop(path, inner).kind == "while" and not frequency.endless(self.loop(path, inner), self.constant)
+                   for inner in nested)
 
     @cached_property
     def _prompt_wrappers(self) -> set[str]:
