@@ -19,7 +19,7 @@ from .models import Model, load as load_models
 from .provenance import Provenance
 from .summaries import Summaries
 from .variation import Anchored, Region, Variation
-from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, UNARY,
+from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, OTHER, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Scoped, Span, strip)
 
 # A variable's identity: ("local", path, function, name), ("global", name), or a struct field
@@ -134,6 +134,14 @@ class Program(Iteration):
             for call in facts.calls:
                 self._calls_by_callee[call.callee].append(call)
                 self._calls_in[(facts.path, call.function)].append(call)
+        # a file's own tables (arrays or containers given a brace list outside any function and
+        # any class body) that no method of the file assigns: in a method, such a name is that
+        # table, not a member
+        self._file_tables = {(facts.path, a.target.op) for facts in self.files.values() for a in facts.assignments
+                             if a.function is None and a.target.kind == IDENTIFIER and a.value is not None
+                             and a.value.kind == OTHER and a.value.text.startswith("{")} - {
+            (facts.path, a.target.op) for facts in self.files.values() for a in facts.assignments
+            if a.function is not None and "::" in a.function and a.target.kind == IDENTIFIER}
         for facts in self.files.values():
             for a in facts.assignments:
                 key = self.key(a.target, a.span.path, a.function)
@@ -196,7 +204,7 @@ class Program(Iteration):
                 function = home     # a lambda's capture: a variable of the function it is written in
             if function is not None and expr.op in self._locals.get((path, function), ()):
                 return ("local", path, function, expr.op)
-            if function is not None and "::" in function:
+            if function is not None and "::" in function and (path, expr.op) not in self._file_tables:
                 return ("field", path, expr.op)     # in a C++ method, `fd_` is this->fd_
             return ("global", expr.op)
         if expr.kind == MEMBER:
