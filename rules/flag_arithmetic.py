@@ -113,11 +113,14 @@ def _flag_arguments(call: Call) -> dict[int, dict[str, int]]:
 
 def _mentions_flags(expr: Expr | None) -> bool:
     """A flag name in the expression itself, not in the arguments of a call it makes
-    (`p = mmap(..., PROT_READ, ...)` holds an address, not flags)."""
+    (`p = mmap(..., PROT_READ, ...)` holds an address, not flags), nor under a comparison or
+    a negation, whose value is a truth value (`ok = !(flags & ~O_ACCMODE)`)."""
     if expr is None:
         return False
     if expr.kind == IDENTIFIER:
         return expr.op in FLAG_NAMES
+    if expr.kind in (BINARY, UNARY) and expr.op in COMPARISONS:
+        return False
     return expr.kind != CALL and any(_mentions_flags(k) for k in expr.children)
 
 
