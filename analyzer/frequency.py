@@ -430,6 +430,22 @@ def retries_transient(condition: Expr | None) -> bool:
     return "errno" in names and bool(names & TRANSIENT_ERRORS)
 
 
+def countdowns(condition: Expr | None) -> list[tuple[Expr, Expr]]:
+    """The (counter, floor) pairs a condition needs to go on: `n > 0`, `tries-- > 0`, `n != 0`
+    (operands of a top-level && too); the loop runs while the counter stays above its floor."""
+    condition = strip(condition)
+    if condition is None or condition.kind != BINARY:
+        return []
+    if condition.op == "&&":
+        return [pair for part in condition.children for pair in countdowns(part)]
+    if condition.op not in (">", ">=", "!=") or len(condition.children) != 2:
+        return []
+    counter, floor = (strip(side) for side in condition.children)
+    if counter is not None and counter.kind == UNARY and counter.op in ("--", "++") and counter.children:
+        counter = strip(counter.children[0])        # `tries-- > 0`
+    return [(counter, floor)] if counter is not None and counter.kind == IDENTIFIER and floor is not None else []
+
+
 def _comparisons(condition: Expr, ops: tuple[str, ...]):
     """The comparisons a condition's truth rests on (through && and ||)."""
     condition = strip(condition)

@@ -844,6 +844,7 @@ class Iteration:
                   or self._retries(self.loop(path, loop_id))
                   or self._visits_machine_directories(path, loop_id)
                   or self._ranges_over_table(path, loop_id)
+                  or self._counts_down(path, loop_id)
                   or frequency.handful(self.loop(path, loop_id), self.constant,
                                        lambda node: self._walks_table(node, path, loop_id),
                                        lambda name: self._counts_arguments(name, path, loop_id),
@@ -857,6 +858,23 @@ class Iteration:
     @cached_property
     def _repeats(self) -> dict[tuple[str, int], str]:
         return {}
+
+    def _counts_down(self, path: str, loop_id: int) -> bool:
+        """Whether a loop counts a variable down to a floor from small constants (`int left =
+        10; for (...; left > 0; --left)`, `int tries = 5; while (tries-- > 0)`): at most that
+        many times, as a loop up to a small constant.  The counter is given only such constants,
+        outside the loop, and only decremented."""
+        loop = self.loop(path, loop_id)
+        for counter, floor in frequency.countdowns(loop.condition):
+            low = self.constant(floor)
+            given = self.assignments_to(self.key(counter, path, loop.function))
+            starts = [self.constant_in(a.value, path, loop.function) for a in given if a.op == "="]
+            if (low is not None and starts and all(s is not None and 0 < s - low <= frequency.SMALL_TRIP_COUNT
+                                                   for s in starts)
+                    and all(loop_id not in a.loops for a in given if a.op == "=")
+                    and all(a.op in ("--", "-=") for a in given if a.op != "=")):
+                return True
+        return False
 
     def _ranges_over_table(self, path: str, loop_id: int) -> bool:
         """Whether a range-for walks a table written in the source: an array or a container
