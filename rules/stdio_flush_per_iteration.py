@@ -17,8 +17,8 @@ only when it is a terminal (`if (isatty(fileno(fp))) setvbuf(fp, NULL, _IONBF,
 debug, verbosity or trace setting is on, or a log level lets them through
 (`if (verbose)`, `#ifdef SQLITE_DEBUG`, `if (level <= log_level)`:
 diagnostics flushed so they survive a crash); a flush in a function named for
-reporting errors (`errorMessage`, `log_error`, `fatal`: once per error, not
-per record); a prompt, flushed before the same iteration reads the standard
+reporting errors (`errorMessage`, `log_error`, `fatal`, a name ending in one:
+`syserr`; once per error, not per record); a prompt, flushed before the same iteration reads the standard
 input; a loop that reads the standard input after its function switched the
 terminal to raw mode (`tcsetattr`, `cfmakeraw`, before the loop or in a
 function it calls there): each iteration waits for a key a person types; a
@@ -261,8 +261,10 @@ def _runs_commands(program: Program, loop) -> bool:
 
 
 def _reports_errors(function: str | None) -> bool:
-    """Whether a function is named for reporting errors (errorMessage, log_error, fatal)."""
-    return function is not None and bool(ERROR_WORDS & set(name_words(function.rsplit("::", 1)[-1])))
+    """Whether a function is named for reporting errors (errorMessage, log_error, fatal; a word
+    that ends in one, as rsync's rsyserr and a syserr do)."""
+    return function is not None and any(word in ERROR_WORDS or word.endswith(("err", "error"))
+                                        for word in name_words(function.rsplit("::", 1)[-1]))
 
 
 def _closes_next(program: Program, call) -> bool:
