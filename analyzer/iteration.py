@@ -1252,10 +1252,20 @@ class Iteration:
         new file in chunks, then syncs the directory once per file."""
         path, function = call.span.path, call.function
 
-        def array(expr: Expr | None) -> Expr | None:     # handles[i]: the table; map + off: the map
-            while (base := strip(expr)) is not None and (
-                    base.kind == SUBSCRIPT or base.kind == BINARY and base.op in ("+", "-") and base.children):
-                expr = base.children[0]
+        def array(expr: Expr | None) -> Expr | None:
+            """handles[i]: the table; map + off, a page-aligned `(uintptr_t)p & ~(page - 1)`: the
+            map; a local given one value (`first = map + y * w`): what that value is made of."""
+            seen = set()
+            while (base := strip(expr)) is not None:
+                if base.kind == SUBSCRIPT or base.kind == BINARY and base.op in ("+", "-", "&") and base.children:
+                    expr = base.children[0]
+                    continue
+                local = self.key(base, path, function) if base.kind == IDENTIFIER else None
+                values = self.values_of(local) if local is not None and local[0] == "local" else []
+                if len(values) != 1 or local in seen:
+                    break
+                seen.add(local)
+                expr = values[0]
             return expr
         key = self.key(array(subject), path, function) if subject is not None else None
         for loop, calls in self._loops_before(call):

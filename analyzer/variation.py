@@ -32,6 +32,9 @@ SEEKS = {"lseek": 1, "lseek64": 1}
 # holds is data, another value each call (`while (fgets(name, n, list)) fopen(name, "r")`).
 READS_INTO = {"fgets": 0, "fgets_unlocked": 0, "fread": 0, "fread_unlocked": 0, "read": 1, "pread": 1,
               "pread64": 1, "recv": 1, "recvfrom": 1}
+# The scanf family, by the index of their format: every argument after it is filled with what
+# the call parsed from its input (`fscanf(runs, "%63s", id)`: id is data, another each call).
+SCANS = {"scanf": 0, "fscanf": 1, "sscanf": 1, "vscanf": 0, "vfscanf": 1, "vsscanf": 1}
 # C library calls that fill the buffer of their first argument from the others (a path built
 # in a buffer: `snprintf(path, n, "%s/%s", dir, name)`).
 FILLS = frozenset({"sprintf", "snprintf", "vsprintf", "vsnprintf", "strcpy", "strncpy", "stpcpy",
@@ -297,10 +300,15 @@ class Variation:
                     is not None else SCATTERED for a in stores), default=INVARIANT)
 
     def _read_into(self, key: Key) -> bool:
-        """Whether the iterations read input into a local buffer (READS_INTO)."""
+        """Whether the iterations read input into a local buffer (READS_INTO), or parse it into
+        a local (SCANS: the local or its address is an argument after the format)."""
+        def filled(call: Call) -> list[Expr]:
+            if call.callee in READS_INTO:
+                return [call.arg(READS_INTO[call.callee])]
+            return [address_of(arg) or arg for arg in (call.args or ())[SCANS[call.callee] + 1:]]
         return key[0] == "local" and any(
-            call.callee in READS_INTO and not call.via_field and self._iterates(call)
-            and self.program.key(call.arg(READS_INTO[call.callee]), call.span.path, call.function) == key
+            (call.callee in READS_INTO or call.callee in SCANS) and not call.via_field and self._iterates(call)
+            and any(self.program.key(arg, call.span.path, call.function) == key for arg in filled(call))
             for call in self.program.calls_in(key[1], key[2]))
 
     def _iterates(self, call: Call) -> bool:

@@ -12,7 +12,8 @@ that hands the descriptor to the function whose loop writes it), where every
 write is a flush. Points at the call in the loop body: the sync itself,
 or the call of the function that leads to it, one finding per loop.
 Not reported: a loop that syncs a different file each iteration (the
-descriptor is opened in the loop, by the constructor of an object the loop
+descriptor is opened in the loop on a path the iteration changes: built from a
+name it reads, `fgets` or `fscanf`, or walks; by the constructor of an object the loop
 makes (`OutputFile f(path); f.commit();`), or taken from an array the loop
 walks: one flush per file is the minimum; an outer loop moving to the next
 directory does not count, an inner loop syncing that directory per file is
