@@ -72,6 +72,9 @@ class Mapping:
     flags: frozenset[str]
     descriptor: Expr | None
     regular_file: bool = True         # the descriptor is not known to come from a non-file
+    # the descriptor is known to come only from calls that make something other than a file
+    # (shm_open, memfd_create: shared memory, which nothing writes back)
+    no_file: bool = False
 
     @property
     def shared(self) -> bool:
@@ -352,6 +355,7 @@ class Program(Iteration):
 
     def mapping(self, call: Call) -> Mapping:
         """What an mmap call maps, with what protection and flags, and where it keeps the pointer."""
+        origins = self._descriptor_origins(call.arg(4), call.span.path, call.function)
         return Mapping(
             call=call,
             pointer=self.key(call.result, call.span.path, call.function),
@@ -359,7 +363,8 @@ class Program(Iteration):
             prot=self.call_flags(call, 2, constants.PROT_FLAGS),
             flags=self.call_flags(call, 3, constants.MAP_FLAGS),
             descriptor=call.arg(4),
-            regular_file=self._regular_file(call.arg(4), call.span.path, call.function),
+            regular_file=origins is not None and (not origins or bool(origins & FILE_OPENERS)),
+            no_file=bool(origins) and origins <= NON_FILE_DESCRIPTORS,
         )
 
     def bound_at(self, call: Call, expr: Expr | None) -> bool:
@@ -372,14 +377,14 @@ class Program(Iteration):
         given = {id(node) for arg in call.via[0].args or () for node in arg.walk()}
         return expr is not None and any(id(node) in given for node in expr.walk())
 
-    def _regular_file(self, descriptor: Expr | None, path: str, function: str | None) -> bool:
-        """False when the descriptor is -1 or comes only from calls that make non-file
-        descriptors (memfd_create, io_uring_setup, socket); True when it may be a file."""
+    def _descriptor_origins(self, descriptor: Expr | None, path: str, function: str | None) -> set[str] | None:
+        """The calls a mapped descriptor comes from (_origins); None for -1 or another constant.
+        The mapping is of a regular file when none is known or one opens a file; of no file when
+        all make something else (memfd_create, io_uring_setup, shm_open)."""
         descriptor = strip(descriptor)
         if descriptor is None or self.constant(descriptor) is not None:
-            return False
-        origins = self._origins(self.key(descriptor, path, function), depth=3)
-        return not origins or bool(origins & FILE_OPENERS)
+            return None
+        return self._origins(self.key(descriptor, path, function), depth=3)
 
     def _origins(self, key: Key | None, depth: int) -> set[str]:
         """The calls a variable's value comes from, through plain copies (`ld->ring_fd = ret`)
