@@ -63,6 +63,8 @@ WAITS = frozenset({
     "sigwait", "sigwaitinfo", "sigtimedwait", "sigsuspend", "pause",
     "sleep_for", "sleep_until",         # std::this_thread's
 })
+# Waits for a child that return at once when given WNOHANG.
+POLLED_WAITS = frozenset({"waitpid", "waitid"})
 # C++'s timed waits of a condition variable (or a future), methods of the object waited on:
 # `cv.wait_for(lock, 1s)` waits for its tick as pthread_cond_timedwait does.
 TIMED_WAIT_METHODS = frozenset({"wait_for", "wait_until"})
@@ -110,6 +112,9 @@ def waits(call: Call) -> bool:
         return call.args is not None and len(call.args) >= 4 and all(_none(a) for a in call.args[1:4])
     if call.callee in ("poll", "ppoll"):
         return call.args is not None and len(call.args) >= 2 and (_none(call.args[0]) or _none(call.args[1]))
+    if call.callee in POLLED_WAITS and any(node.kind == IDENTIFIER and node.op == "WNOHANG"
+                                           for arg in call.args or () for node in arg.walk()):
+        return False        # asks whether a child has ended, and returns at once
     return call.callee in WAITS or (call.callee in PROMPTS and call.args is not None and len(call.args) == 1) \
         or (call.callee in TIMED_WAIT_METHODS and call.receiver is not None)
 
