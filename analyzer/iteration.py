@@ -4,13 +4,13 @@ run less often than its loop (frequency.py reads the conditions).  Program inher
 part; the facts it reads are Program's indexes."""
 from __future__ import annotations
 
+import itertools
 import os
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 from pathlib import Path
 from functools import cache, cached_property
-import itertools
 from typing import Callable
 
 from . import constants, frequency

@@ -71,7 +71,8 @@ class Mapping:
     prot: frozenset[str]
     flags: frozenset[str]
     descriptor: Expr | None
-    regular_file: bool = True         # the descriptor is not known to come from a non-file
+    # none of the calls the descriptor comes from is known, or one of them opens a file
+    regular_file: bool = True
     # the descriptor is known to come only from calls that make something other than a file
     # (shm_open, memfd_create: shared memory, which nothing writes back)
     no_file: bool = False

@@ -32,8 +32,8 @@ per `-s` option and keeps it for the process's life, so the mappings do not
 grow with the workload. A list a loop over requests or records fills is still
 the pattern. Nor, as for every rule, a loop that runs a handful of times (up to
 a constant of 16 or less, over a table in the source, over the command line's
-arguments or a pattern's matches: the README's frequency model), a loop once per processor or NUMA node
-(`for (i = numa_max_node(); i >= 0; --i)`, `cpu < sysconf(_SC_NPROCESSORS_ONLN)`:
+arguments or a pattern's matches: the README's frequency model), a loop once
+per processor or NUMA node (`for (i = numa_max_node(); i >= 0; --i)`, `cpu < sysconf(_SC_NPROCESSORS_ONLN)`:
 one buffer per node, a number the hardware fixes), or the work a forked child
 does before it ends its process (`if (pid == 0) { child_main(); _exit(0); }`).
 

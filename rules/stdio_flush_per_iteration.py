@@ -6,8 +6,8 @@ function the loop calls), its C++ forms (`out << std::endl`, `out <<
 std::flush`, `out.flush()` on an output stream), and stdio writes (`fprintf`,
 `fputs`, `fputc`, `putc`, `fwrite`, `printf`, `puts`, `putchar`, ...) executed
 per iteration on a stream that the code made unbuffered with `setvbuf(stream,
-NULL, _IONBF, 0)` or `setbuf(stream, NULL)` (each such write is a finding of its own). Points at the flush or the write
-in the loop body, or at the call in the loop body that leads to it. Not reported: a flush right before
+NULL, _IONBF, 0)` or `setbuf(stream, NULL)` (each such write is a finding of its
+own). Points at the flush or the write in the loop body, or at the call in the loop body that leads to it. Not reported: a flush right before
 the stream's `fclose` (the close flushes anyway), a C++ stream's `close()`, or the end of
 the iteration that made it (`std::ofstream out(path)` in the loop's body, `out << rec <<
 std::endl;` last: its destructor closes it); `stderr`, unbuffered by the
