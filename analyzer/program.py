@@ -138,13 +138,14 @@ class Program(Iteration):
             for call in facts.calls:
                 self._calls_by_callee[call.callee].append(call)
                 self._calls_in[(facts.path, call.function)].append(call)
-        # a file's own tables (arrays or containers given a brace list outside any function and
-        # any class body) that no method of the file assigns: in a method, such a name is that
-        # table, not a member
-        self._file_tables = {(facts.path, a.target.op) for facts in self.files.values() for a in facts.assignments
+        # a C++ file's own tables (arrays or containers given a brace list outside any function
+        # and any class body) that no method of the file assigns: in a method, such a name is
+        # that table, not a member
+        cpp = [facts for facts in self.files.values() if facts.language == "c++"]
+        self._file_tables = {(facts.path, a.target.op) for facts in cpp for a in facts.assignments
                              if a.function is None and a.target.kind == IDENTIFIER and a.value is not None
                              and a.value.kind == OTHER and a.value.text.startswith("{")} - {
-            (facts.path, a.target.op) for facts in self.files.values() for a in facts.assignments
+            (facts.path, a.target.op) for facts in cpp for a in facts.assignments
             if a.function is not None and "::" in a.function and a.target.kind == IDENTIFIER}
         for facts in self.files.values():
             for a in facts.assignments:
