@@ -16,7 +16,9 @@ related locations.
 Not reported: a range preallocated with `posix_fallocate()`/`fallocate()`, or
 filled by a `write()` loop before it is mapped; read-only or `MAP_PRIVATE`
 mappings; mappings never stored to and not kept beyond the function; small fixed-size
-regions (under 64 KiB), where the cost is a handful of faults; and lock tables,
+regions (a mapped length or a grown size the code gives as a constant, a literal,
+a macro or arithmetic on them, under 64 KiB: exactly 64 KiB, or a size known only
+at run time, counts), where the cost is a handful of faults; and lock tables,
 mappings the program initialises process-shared mutexes, condition variables
 or semaphores in (`pthread_mutex_init(&table->lock, &attr)`, `sem_init`): a
 lock file's region is sized by how many processes coordinate through it, not
