@@ -16,6 +16,10 @@ anonymous, or of shared memory with no file behind it (a descriptor from
 `shm_open` or `memfd_create`): Linux writes back only shared mappings of files,
 so such a call waits for nothing (16 MiB stored a page at a time on ext4 here, msync per page:
 0.009 s private against 0.008 s with no msync at all, 0.63 s shared).
+Nor is a loop that maps another file each iteration (in its body, or through a
+helper it hands the path: a descriptor opened per iteration on a path the loop
+changes, a tool stamping each file it is given) and syncs it once: one msync per file is the minimum, as one fsync per file is for MML009;
+mapping the same file again each iteration is still an msync per record.
 An `msync` after the loop is the fix, not a finding, and so is one a helper makes
 after copying its batch into the mapping in a loop of its own (`memcpy` of each
 record, then one `msync`: a group commit per call).
@@ -55,8 +59,10 @@ transactions and msync once per commit, or write the records with `write()` to
 a descriptor and `fdatasync()` per group.
 """
 from mmaplint.analyzer.constants import MSYNC_FLAGS
-from mmaplint.analyzer.program import UNKNOWN, Mapping, Program
+from mmaplint.analyzer.iteration import HotPath
+from mmaplint.analyzer.program import OPEN_CALLS, UNKNOWN, Mapping, Program
 from mmaplint.analyzer.registry import Hit
+from mmaplint.analyzer.variation import INVARIANT
 
 ID = "MML001"
 NAME = "msync-in-loop"
@@ -78,7 +84,7 @@ def check(program: Program):
         if _writes_nothing_back(mapping):
             continue
         hot = program.call_per_iteration(call)
-        if hot is None:
+        if hot is None or _maps_another_file(program, mapping, hot):
             continue
         if hot.chain and _helper_commits_batch(program, call):
             continue    # a helper copies its batch into the mapping in a loop, then syncs it once
@@ -104,6 +110,23 @@ def _helper_commits_batch(program: Program, call) -> bool:
     return any(program.after_own_loop(step, program.summaries.lift(call.operation.arg(0), via[level:],
                                                                    len(via) - 1 - level), COPIES)
                for level, step in enumerate(via) if level)
+
+
+def _maps_another_file(program: Program, mapping: Mapping | None, hot: HotPath) -> bool:
+    """Whether each iteration maps another file: the mapping is made in the loop's body (the
+    mmap, or the call of the helper that makes it), of a descriptor opened there on a path the
+    loop changes (a loop over files that stamps each and syncs it once: one msync per file is
+    the minimum, as one fsync is for MML009)."""
+    if mapping is None:
+        return False
+    made, loop = mapping.call, hot.loop
+    if (made.span.path, made.function) != (loop.span.path, loop.function) or loop.id not in made.loops:
+        return False
+    region, written = program.region(loop), made.operation     # the mmap as written (in a helper, maybe)
+    opens = [o.call for o in program.opens_of(written.arg(4), written.span.path, written.function)
+             if o.call.callee in OPEN_CALLS and region.runs(o.call.span.path, o.call.function, o.call.loops)]
+    return bool(opens) and all(program.variation_across(region, o.arg(OPEN_CALLS[o.callee] - 1), o.span.path,
+                                                        o.function) != INVARIANT for o in opens)
 
 
 def _writes_nothing_back(mapping: Mapping | None) -> bool:
