@@ -18,7 +18,7 @@ from .iteration import MAX_CALL_DEPTH, Iteration, lambda_home
 from .models import Model, load as load_models
 from .provenance import Provenance
 from .summaries import Summaries
-from .variation import Anchored, Region, Variation
+from .variation import INVARIANT, Anchored, Region, Variation
 from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, OTHER, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Scoped, Span, strip)
 
@@ -314,6 +314,15 @@ class Program(Iteration):
                 flags = self.call_flags(call, 2, constants.OPEN_FLAGS)
                 result.append(Open(call, self.key(call.arg(0), call.span.path, call.function), flags))
         return result
+
+    def opens_same_file(self, opened: Call, region: Region) -> bool:
+        """Whether an open names the same file on every iteration of a region: its path, asked
+        where the open is written (a model's instance of open64 is the open it stands for),
+        does not change across what the iteration runs (a helper's path built from the name it
+        is handed is the caller's item's)."""
+        asked = opened.operation if opened.operation.callee in OPEN_CALLS else opened
+        path = asked.arg(OPEN_CALLS[asked.callee] - 1)
+        return self.variation_across(region, path, asked.span.path, asked.function) == INVARIANT
 
     def opens_of(self, descriptor: Expr | None, path: str, function: str | None) -> list[Open]:
         return self._opens_by_descriptor.get(self.key(descriptor, path, function), [])

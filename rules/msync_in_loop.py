@@ -14,12 +14,13 @@ made `MS_ASYNC` a no-op since 2.6.19 (dirty pages are tracked and the flusher
 writes them anyway). Nor is an msync of a mapping known to be `MAP_PRIVATE` or
 anonymous, or of shared memory with no file behind it (a descriptor from
 `shm_open` or `memfd_create`): Linux writes back only shared mappings of files,
-so such a call waits for nothing (16 MiB stored a page at a time on ext4 here, msync per page:
-0.009 s private against 0.008 s with no msync at all, 0.63 s shared).
+so such a call waits for nothing (16 MiB stored a page at a time on ext4 here,
+msync per page: 0.009 s private against 0.008 s with no msync at all, 0.63 s shared).
 Nor is a loop that maps another file each iteration (in its body, or through a
 helper it hands the path: a descriptor opened per iteration on a path the loop
-changes, a tool stamping each file it is given) and syncs it once: one msync per file is the minimum, as one fsync per file is for MML009;
-mapping the same file again each iteration is still an msync per record.
+changes, a tool stamping each file it is given) and syncs it once: one msync per
+file is the minimum, as one fsync per file is for MML009; mapping the same file
+again each iteration is still an msync per record.
 An `msync` after the loop is the fix, not a finding, and so is one a helper makes
 after copying its batch into the mapping in a loop of its own (`memcpy` of each
 record, then one `msync`: a group commit per call).
@@ -62,7 +63,6 @@ from mmaplint.analyzer.constants import MSYNC_FLAGS
 from mmaplint.analyzer.iteration import HotPath
 from mmaplint.analyzer.program import OPEN_CALLS, UNKNOWN, Mapping, Program
 from mmaplint.analyzer.registry import Hit
-from mmaplint.analyzer.variation import INVARIANT
 
 ID = "MML001"
 NAME = "msync-in-loop"
@@ -125,8 +125,7 @@ def _maps_another_file(program: Program, mapping: Mapping | None, hot: HotPath) 
     region, written = program.region(loop), made.operation     # the mmap as written (in a helper, maybe)
     opens = [o.call for o in program.opens_of(written.arg(4), written.span.path, written.function)
              if o.call.callee in OPEN_CALLS and region.runs(o.call.span.path, o.call.function, o.call.loops)]
-    return bool(opens) and all(program.variation_across(region, o.arg(OPEN_CALLS[o.callee] - 1), o.span.path,
-                                                        o.function) != INVARIANT for o in opens)
+    return bool(opens) and not any(program.opens_same_file(o, region) for o in opens)
 
 
 def _writes_nothing_back(mapping: Mapping | None) -> bool:

@@ -188,10 +188,7 @@ def _reopens_same_file(program: Program, call: Call, fd, loop: Loop) -> bool:
         if (made.via[0] if made.via else None) is not site and not (
                 site is None and made.span.path == call.span.path and made.function == call.function):
             continue
-        # the open as written when it is one (a model's instance of open64 is the open it stands for)
-        asked = made.operation if made.operation.callee in OPEN_CALLS else made
-        path = asked.arg(OPEN_CALLS[asked.callee] - 1)
-        if program.variation_across(program.region(loop), path, asked.span.path, asked.function) == INVARIANT:
+        if program.opens_same_file(made, program.region(loop)):
             return True
     return False
 
