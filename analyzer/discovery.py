@@ -28,6 +28,8 @@ LANGUAGES = {".c": "c", ".h": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", "
 # A configure template of a header (sqlite.h.in, gdbm.h.in) is read as the header it becomes:
 # it declares the structs whose fields the sources' tables fill, in the order they fill them.
 HEADER_TEMPLATES = {suffix + ".in" for suffix in (".h", ".hh", ".hpp", ".hxx")}
+# Suffixes of the files other files include: what they define, the includers see.
+HEADERS = frozenset({".h", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".inl", ".tcc"})
 DEFAULT_EXCLUDE = (".*", "node_modules", "__pycache__")
 MISSING = "no such file or directory"
 

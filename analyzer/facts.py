@@ -134,6 +134,9 @@ class Function:
     locals: frozenset[str] = frozenset()   # parameters and local variable names
     params: tuple[str, ...] = ()           # the parameters in order ("" for an unnamed one)
     forwards: bool = False    # a wrapper: its body is one `return g(...);` or `g(...);` (per #if branch)
+    # a header's function-like macro (the tolerant frontend: its body's facts sit at the
+    # definition; header_macros.py makes a one-call body's invocations that call)
+    macro: bool = False
 
 
 @dataclass(frozen=True)
@@ -334,6 +337,11 @@ class FileFacts:
     # right side of `&&` and `||` (loops are the loops): an assignment there does not replace,
     # on every path, what the variable held before it (provenance.py)
     branches: tuple[Span, ...] = ()
+    # `return;` statements (Return is a value handed back): ways out of a function that returns none
+    bare_returns: tuple[Span, ...] = ()
+    # (then, else) of each `if` with an else and each `?:`: code in one never runs after code
+    # in the other, though the else follows the then in the text
+    alternatives: tuple[tuple[Span, Span], ...] = ()
     comments: tuple[tuple[int, str], ...] = ()   # (line, comment text) for every comment line
     lines: int = 0
     includes: tuple[str, ...] = ()   # the other files read to make these facts (clang: headers)

@@ -50,8 +50,10 @@ FAILURE_NAMES = frozenset({"NULL", "nullptr", "MAP_FAILED", "SIG_ERR"})
 # Library calls that read a clock (`now` is C++'s std::chrono clocks'): a guard comparing a
 # reading with one its code stamped before holds once per tick or interval, not per record.
 CLOCKS = frozenset({"time", "clock", "clock_gettime", "gettimeofday", "times", "ftime", "timespec_get", "now"})
-# Calls that do not return: a function that makes one whatever its arguments ends the process.
-PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx"})
+# Calls that do not return: a function that makes one whatever its arguments ends the process
+# (or unwinds far past its caller, to an error handler: longjmp; or ends its thread).
+PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err", "errx", "verr", "verrx",
+                          "longjmp", "_longjmp", "siglongjmp", "pthread_exit"})
 # Calls that wait for time to pass (a tick: a sleep, a timed wait), for another thread or
 # process to finish, or for a signal: a loop that makes one is paced by the wait, and a
 # per-iteration cost beside it is noise.  Not the waits of a request or event loop (poll,
@@ -495,7 +497,9 @@ def _positive_nodes(expr: Expr | None):
 
 
 def _positive_names(expr: Expr):
-    return (node.op for node in _positive_nodes(expr) if node.kind in (IDENTIFIER, MEMBER))
+    """The names a condition's truth rests on: its variables and fields, and the predicates it
+    calls (`DEBUG_GTE(DELTASUM, 3)`, `debug_enabled()`), whose names say what they test."""
+    return (node.op for node in _positive_nodes(expr) if node.kind in (IDENTIFIER, MEMBER, CALL))
 
 
 def name_words(name: str) -> list[str]:

@@ -1143,13 +1143,14 @@ class Iteration:
         return, goto or break (`if (rc) { close(db); return 1; }`), or in the value a return
         statement inside the loop hands back (`else return Status::Corruption(...);`), so it
         runs once per loop run; or in a branch that handles a failed call (_handles_failure),
-        once per failure."""
+        once per failure; or before a call that ends the process (_on_way_out)."""
         loop = self._innermost(call)
         return loop is not None and (any(
             (guard.leaves or self._ends_loop(guard, loop) or self._handles_failure(guard, loop))
             and loop.span.contains(guard.span) for guard in self.guards_of(call.span, call.function))
             or any(loop.span.contains(r.span) and r.span.contains(call.span)
-                   for r in self.summaries.returns_in(call.span.path, call.function)))
+                   for r in self.summaries.returns_in(call.span.path, call.function))
+            or self._on_way_out(call))
 
     def _ends_loop(self, guard: Guard, loop: Loop) -> bool:
         """Whether a branch ends by setting a flag the loop's condition then finds false
@@ -1361,13 +1362,80 @@ class Iteration:
         return False
 
     def ends_process(self, path: str, function: str | None) -> bool:
-        """Whether a function ends the process whenever it runs: an exit() or abort() outside
-        any loop or if (an error reporter's last line)."""
+        """Whether a function ends the process whenever it runs (_ends_function): in an exit(),
+        an abort() or a longjmp() (an error reporter's last line), or in a call of a function
+        of the program that does (rsync's `exit_cleanup()` calls `_exit_cleanup()`, which ends
+        in `exit()`; a project's `die()` and `fatal()`)."""
         return (path, function) in self._process_enders
 
     @cached_property
     def _process_enders(self) -> set[tuple[str, str]]:
-        return self._always_calling(frequency.PROCESS_ENDS)
+        return self._ending[0]
+
+    @cached_property
+    def _ending(self) -> tuple[set[tuple[str, str]], dict[tuple[str, str | None], list[Call]]]:
+        """The functions that end the process, and per function its calls that end it (of the C
+        library, and of those functions): from exit() up through the callers, a function
+        joining when one of its calls ends it (_ends_function)."""
+        ending: dict[tuple[str, str | None], list[Call]] = defaultdict(list)
+        for callee in frequency.PROCESS_ENDS:
+            for end in self.written_calls(callee):
+                ending[(end.span.path, end.function)].append(end)
+        enders: set[tuple[str, str]] = set()
+        todo = deque(ending)
+        while todo:
+            home = todo.popleft()
+            if home in enders or not any(self._ends_function(end, ending[home]) for end in ending[home]):
+                continue
+            enders.add(home)
+            for call in self.callers_of(*home):
+                if self._ends_process(call, enders):
+                    where = (call.span.path, call.function)
+                    if call not in ending[where]:
+                        ending[where].append(call)
+                        todo.append(where)
+        return enders, ending
+
+    def _ends_function(self, end: Call, ending: list[Call]) -> bool:
+        """Whether a call that ends the process ends its function whenever the function runs,
+        given the function's other calls that end it.  The function returns no value (one that
+        does has a way out: `if (ok) return 1; usage();`), no `return;` comes before the call
+        (redis-cli's getRDB does `if (node) { ...; return; }` before `exit(0)`), no branch
+        before it leaves but to end the process, and the call is in no loop and no branch (an
+        if whose guard the frontend did not keep as a fact, a `?:`, the right of `&&`) unless
+        in one of an if/else whose other branch ends the process too (lua's luaD_throw
+        longjmps to the error handler if there is one, else exits)."""
+        where = (end.span.path, end.function)
+        fn = self.function_at(*where)
+        if fn is None or end.loops or self.summaries.returns_in(*where):
+            return False
+        start = (end.span.line, end.span.column)
+        if any(fn.span.contains(r) and (r.line, r.column) < start for r in self._bare_returns.get(end.span.path, ())):
+            return False
+        guards = [g for g in self._guards.get(where, ()) if not g.preprocessor]
+        if any(g.leaves and (g.span.end_line, g.span.end_column) <= start
+               and not any(g.span.contains(other.span) for other in ending) for g in guards):
+            return False
+        around = self._branches_around(end)
+        if not around:
+            return not any(g.span.contains(end.span) for g in guards)
+        if len(around) != 1:
+            return False
+        (branch,) = around
+        others = [other for pair in self._alternatives.get(end.span.path, ()) if branch in pair
+                  for other in pair if other != branch]
+        return any(other.contains(e.span) and self._branches_around(e) == {other} for other in others for e in ending)
+
+    def _branches_around(self, call: Call) -> frozenset[Span]:
+        """The branches of its function a call is in (FileFacts.branches: every if and else,
+        case, `?:` arm and right side of `&&` and `||`, whether or not a guard was kept)."""
+        fn = self.function_at(call.span.path, call.function)
+        return frozenset(branch for branch in self._branches_from(fn.span, call.span)
+                         if branch.contains(call.span)) if fn is not None else frozenset()
+
+    def _ends_process(self, call: Call, enders: set[tuple[str, str]]) -> bool:
+        """Whether every function a call may run is one of these."""
+        return all((path, fn.qualified) in enders for path, fn in self.resolve(call))
 
     @cached_property
     def _paced_loops(self) -> set[tuple[str, int]]:
@@ -1682,24 +1750,59 @@ class Iteration:
                    for loop_id in call.loops)
 
     def _on_way_out(self, call: Call) -> bool:
-        """Whether a call that ends the process (`_exit`, `exit`, `abort`) follows this one in its
-        function, in the same loops and under no condition this one is not under: the call runs
-        once in the process it belongs to (a forked child's set-up before `execvp(); _exit(1);`)."""
+        """Whether a call that ends the process (`_exit`, `exit`, `abort`, or a function of the
+        program that always ends it: ends_process) follows this one in its function, in the same
+        loops, under no condition this one is not under, with nothing between them that may
+        go past it (_straight_to): the call runs once in the process it belongs to (a forked
+        child's set-up before `execvp(); _exit(1);`, an error message before `die()`)."""
         ends = [end for end in self._process_ends_in.get((call.span.path, call.function), ())
                 if call.span < end.span and end.loops == call.loops]
         if not ends:
             return False
-        mine = self.guards_of(call.span, call.function)
-        return any(all(guard in mine for guard in self.guards_of(end.span, end.function)) for end in ends)
+        mine, around = self.guards_of(call.span, call.function), self._branches_around(call)
+        return any(all(guard in mine for guard in self.guards_of(end.span, end.function))
+                   and self._branches_around(end) <= around and self._straight_to(call, end) for end in ends)
+
+    def _straight_to(self, call: Call, later: Call) -> bool:
+        """Whether nothing between a call and a later one of its function may go past the
+        later one: no return between them, and, in a loop, no branch (which may `continue`:
+        mptest's loop does `if (rc == SQLITE_DONE) { ...; continue; }` before the
+        `fatalError()` that ends it) but in a loop of its own that runs between them.  The
+        else-branches of a branch the call is in do not count: they run instead of it (redis's
+        rdbReportError runs the checker in one branch of an else-if chain, then exits after the
+        chain)."""
+        fn = self.function_at(call.span.path, call.function)
+        if fn is None:
+            return False
+        path, after, before = call.span.path, (call.span.end_line, call.span.end_column), (later.span.line, later.span.column)
+        instead = [other for then, other in self._alternatives.get(path, ()) if then.contains(call.span)]
+
+        def between(span: Span) -> bool:
+            return after < (span.line, span.column) < before and not any(other.contains(span) for other in instead)
+        returns = [r.span for r in self.summaries.returns_in(path, call.function)] + [
+            r for r in self._bare_returns.get(path, ()) if fn.span.contains(r)]
+        if any(between(r) for r in returns):
+            return False
+        if not call.loops:
+            return True
+        inner = [loop.span for loop in self._loops_in.get((path, call.function), ())
+                 if after < (loop.span.line, loop.span.column) and (loop.span.end_line, loop.span.end_column) < before]
+        return not any(between(branch) and not branch.contains(later.span) and not any(loop.contains(branch) for loop in inner)
+                       for branch in self._branches_from(fn.span, later.span))
+
+    @cached_property
+    def _bare_returns(self) -> dict[str, tuple[Span, ...]]:
+        return {facts.path: facts.bare_returns for facts in self.files.values()}
+
+    @cached_property
+    def _alternatives(self) -> dict[str, tuple[tuple[Span, Span], ...]]:
+        return {facts.path: facts.alternatives for facts in self.files.values()}
 
     @cached_property
     def _process_ends_in(self) -> dict[tuple[str, str | None], list[Call]]:
-        """Per function, its calls that end the process."""
-        ends: dict[tuple[str, str | None], list[Call]] = defaultdict(list)
-        for callee in frequency.PROCESS_ENDS:
-            for end in self.written_calls(callee):
-                ends[(end.span.path, end.function)].append(end)
-        return ends
+        """Per function, its calls that end the process: of the C library, and of the program's
+        functions that always end it."""
+        return self._ending[1]
 
     def runs_once(self, call: Call, loop: Loop | None = None) -> bool:
         """Whether the call is guarded by a flag that stops it after one run: the guarded code

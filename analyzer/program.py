@@ -14,6 +14,7 @@ from typing import Iterable, Iterator
 
 from . import constants
 from .expressions import address_base, constant, is_store_through_pointer
+from .header_macros import expanded
 from .iteration import MAX_CALL_DEPTH, Iteration, lambda_home
 from .models import Model, load as load_models
 from .provenance import Provenance
@@ -109,7 +110,7 @@ class Program(Iteration):
     def __init__(self, files: Iterable[FileFacts], models: dict[str, Model] | None = None):
         """models: what calls of functions the program does not define do (models.py; by
         default the built-in set)."""
-        self.files = {f.path: f for f in files}
+        self.files = {f.path: f for f in expanded(files)}
         self.models = load_models({}, None) if models is None else models
         self._functions: dict[str, list[tuple[str, Function]]] = defaultdict(list)
         self._calls_by_callee: dict[str, list[Call]] = defaultdict(list)

@@ -110,6 +110,7 @@ class FactWalker:
         self.calls: list[Call] = []
         self.assignments: list[Assignment] = []
         self.returns: list[Return] = []
+        self.bare_returns: list[Span] = []      # FileFacts.bare_returns
         self.field_bindings: list[FieldBinding] = []
         self.classes: list[ClassBases] = []
         self.constructs: set[str] = set()   # classes made by value or with new (FileFacts.constructs)
@@ -119,6 +120,7 @@ class FactWalker:
         self._table_lists: set[int] = set()  # the lists of its elements, when it is an array of tables
         self.guards: list[Guard] = []
         self.branches: list[Span] = []       # FileFacts.branches
+        self.alternatives: list[tuple[Span, Span]] = []     # FileFacts.alternatives
         self._function: str | None = None
         self._locals: set[str] = set()
         self._params: list[str] = []
@@ -540,12 +542,16 @@ class FactWalker:
         if len(kids) >= 2:
             self._ifs.append((cursor, kids[0], kids[1]))
         self.branches.extend(self._span(branch) for branch in kids[1:3])     # then, else
+        if len(kids) >= 3:
+            self.alternatives.append((self._span(kids[1]), self._span(kids[2])))
         return native.RECURSE
 
     def _conditional(self, cursor: Cursor, _parent: Cursor) -> int:
         """The arms of `?:` run on some paths only (GNU `a ?: b`: its last)."""
         kids = native.children(cursor)
         self.branches.extend(self._span(arm) for arm in kids[1:])
+        if len(kids) == 3:
+            self.alternatives.append((self._span(kids[1]), self._span(kids[2])))
         return native.RECURSE
 
     def _guards_of_ifs(self, calls: list[Call]) -> None:
@@ -626,6 +632,8 @@ class FactWalker:
         value = native.children(cursor)
         if value and self._function is not None:
             self.returns.append(Return(self.exprs.build(value[0]), self._span(cursor), self._function))
+        elif self._function is not None:
+            self.bare_returns.append(self._span(cursor))
         return native.RECURSE
 
     def _new(self, cursor: Cursor, _parent: Cursor) -> int:

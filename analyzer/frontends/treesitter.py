@@ -20,6 +20,7 @@ from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDEN
                      shortened)
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, parameter_guards, relevant_guards,
                          trace_off, trace_switch)
+from ..discovery import HEADERS, source_suffix
 from .ts_expr import Bindings, Converter, MacroConverter, called_field, unwrap
 from .ts_grammar import Grammar, grammar, parse as parse_text
 from .ts_macros import Macros
@@ -74,17 +75,18 @@ def _parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     lines = _Lines(source)
     if tree.root_node.has_error:
         captures = recover(lang, parsed, tree, captures, lines.starts)
-    captures, conditional = _without_disabled_code(source, captures)
+    captures, conditional = _without_disabled_code(source, captures, options.language)
     facts = _FileReader(path, source, options, lang, captures, lines, conditional)
     reason = "tree-sitter: syntax errors skipped" if tree.root_node.has_error else "tree-sitter"
     return facts.file_facts(reason)
 
 
-def _without_disabled_code(source: bytes, captures: dict[str, list[Node]]) -> tuple[dict[str, list[Node]], list[Group]]:
+def _without_disabled_code(source: bytes, captures: dict[str, list[Node]],
+                           language: str) -> tuple[dict[str, list[Node]], list[Group]]:
     """The captures outside preprocessor groups no Linux compiler sees (`#if 0`, Windows-only
     code, ...), which clang never sees either; and the other groups, each a guard."""
     disabled, conditional = groups(source, captures.pop("conditional", []),
-                                   captures.pop("directive", []) + captures.get("macro", []))
+                                   captures.pop("directive", []) + captures.get("macro", []), language)
     if disabled:
         off = Nest([(group.start, group.end) for group in disabled])     # groups nest like the directives
         captures = {kind: [node for node in nodes if off.innermost(node.start_byte) < 0]
@@ -275,6 +277,7 @@ class _FileReader:
         self.pending_calls: list[tuple] = []
         self.pending_assignments: list[tuple] = []
         self.macro_guards: list[Guard] = []
+        self.macro_branches: list[Span] = []    # FileFacts.branches of _macro_functions
         self._contexts: dict[tuple[int, int], _Context] = {}
         # definitions, and lambdas a variable holds (`auto persist = [&](size_t off) {...};`):
         # a call of the variable runs the lambda's body, a function of its own
@@ -494,8 +497,12 @@ class _FileReader:
         calls = [(node.start_byte, node.end_byte) for node in frame.sites.calls]
         for node in frame.sites.guards:
             condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
-            if condition is None or body is None or not calls or not all(
-                    body.start_byte <= start and end <= body.end_byte for start, end in calls):
+            if condition is None or body is None:
+                continue
+            # the condition's own calls (`if (unlikely(!(e)))`) run whatever it decides
+            guarded = [(start, end) for start, end in calls
+                       if not (condition.start_byte <= start and end <= condition.end_byte)]
+            if not guarded or not all(body.start_byte <= start and end <= body.end_byte for start, end in guarded):
                 continue
             spelled = frame.conv.text(condition)
             self.macro_guards.append(Guard(
@@ -516,6 +523,29 @@ class _FileReader:
                          loops=self._frame_loops(macro.sites, anchor), anchor=anchor,
                          macro=frame.macro or name, active=frame.active | {name},
                          top_call=macro.top_call, top_result=result))
+
+    def _macro_functions(self) -> list[Function]:
+        """A header's function-like macros that make calls, each as a function of its name:
+        to the files that include the header (whose own parse sees no definition), an
+        invocation is a call of it.  rsync's `exit_cleanup(code)`, in rsync.h, runs
+        `_exit_cleanup(code, __FILE__, __LINE__)`, which ends the process.  The body's facts
+        are placed at the definition, as an expansion's are at its invocation; the header's
+        own invocations are expanded where they are, as in any file."""
+        defined = {name for _, name in self.qualified}
+        functions = []
+        for name, node in self.macros.definitions():
+            if name in defined or not self.macros[name].sites.calls:
+                continue
+            macro = self.macros[name]
+            anchor = _Anchor(name, (), self.span(node), node.start_byte)
+            if macro.branches:      # which of its calls a branch holds, the definition's place cannot say
+                self.macro_branches.append(anchor.span)
+            self.emit(_Frame(sites=macro.sites, conv=Converter(macro.source),
+                             loops=self._frame_loops(macro.sites, anchor), anchor=anchor,
+                             active=frozenset({name}), top_call=macro.top_call))
+            functions.append(Function(name, name, anchor.span, frozenset(macro.params), macro.params,
+                                      forwards=macro.top_call is not None, macro=True))
+        return functions
 
     # -- file-level facts -------------------------------------------------
 
@@ -783,15 +813,18 @@ class _FileReader:
                 parameter_names(self.source, declarator) if declarator is not None else ()) - {""}
         return found
 
-    def _returns(self, conv: Converter) -> list[Return]:
-        """`return value;` statements of function bodies, with the value returned."""
-        returns = []
+    def _returns(self, conv: Converter) -> tuple[list[Return], list[Span]]:
+        """`return value;` statements of function bodies, with the value returned; and where
+        the bare `return;` statements are."""
+        returns, bare = [], []
         for node in self.captures.get("return", ()):
             value = next((child for child in node.named_children if child.type != "comment"), None)
             function = self.function_at(node.start_byte)
             if value is not None and function is not None:
                 returns.append(Return(conv.expr(value), self.span(node), function))
-        return returns
+            elif function is not None:
+                bare.append(self.span(node))
+        return returns, bare
 
     def _comments(self) -> list[tuple[int, str]]:
         comments = []
@@ -846,6 +879,7 @@ class _FileReader:
         sites = Sites.read(self.captures)
         conv = Converter(self.source, self.types)
         self.emit(_Frame(sites=sites, conv=conv, loops=self._frame_loops(sites, None, conv)))
+        macro_functions = self._macro_functions() if source_suffix(self.path) in HEADERS else []
         self.loop_records.sort(key=lambda record: record.key)
         for number, record in enumerate(self.loop_records):
             record.id = number
@@ -867,18 +901,21 @@ class _FileReader:
                        for _, target, op, value, span, function, loops in self.pending_assignments]
         loops = [Loop(record.id, record.kind, record.span, record.function, record.condition)
                  for record in self.loop_records]
-        functions, guards = self._functions(), self._guards(conv)
+        functions, guards = self._functions() + macro_functions, self._guards(conv)
+        returns, bare_returns = self._returns(conv)
         kept = relevant_guards(guards, calls, assignments, functions)
         return FileFacts(
             path=self.path, frontend="tree-sitter", reason=reason, language=self.options.language,
             functions=tuple(functions), loops=tuple(loops), calls=tuple(calls),
-            assignments=tuple(assignments), returns=tuple(self._returns(conv)),
+            assignments=tuple(assignments), returns=tuple(returns), bare_returns=tuple(bare_returns),
             field_bindings=tuple(self._field_bindings()),
             table_entries=tuple(self._table_entries()), struct_fields=tuple(self._struct_fields()),
             type_aliases=tuple(self._type_aliases()),
             classes=tuple(self._classes()), constructs=self._constructs(),
             templates=tuple(self._templates()), template_uses=tuple(dict.fromkeys(self._template_uses())),
             guards=kept, parameter_guards=parameter_guards(guards, kept, functions),
-            branches=tuple(self.span(node) for node in self.captures.get("branch", ())),
+            branches=tuple(self.span(node) for node in self.captures.get("branch", ())) + tuple(self.macro_branches),
+            alternatives=tuple((self.span(then), self.span(node)) for node in self.captures.get("alternative", ())
+                               if (then := node.parent.child_by_field_name("consequence")) is not None),
             comments=tuple(self._comments()), lines=self.lines.count)
 

@@ -29,6 +29,7 @@ class Macro:
     sites: Sites
     holes: list[tuple[int, int, str]]     # parameter uses in the body: (start, end, name)
     top_call: tuple[int, int] | None      # byte range of the call the whole body is, if so
+    branches: bool                        # whether the body has a branch (if, case, `?:`, `&&`, `||`)
 
     @cached_property
     def hole_at(self) -> dict[int, tuple[int, str]]:
@@ -62,6 +63,10 @@ class Macros:
     def __contains__(self, name: str) -> bool:
         return name in self._definitions
 
+    def definitions(self) -> list[tuple[str, Node]]:
+        """Each macro's name and the definition kept for it, in the file's order."""
+        return sorted(self._definitions.items(), key=lambda item: item[1].start_byte)
+
     def __getitem__(self, name: str) -> Macro:
         macro = self._parsed.get(name)
         if macro is None:
@@ -81,8 +86,9 @@ class Macros:
         if misread:
             source = _as_numbers(source, misread)
             root = self._grammar.parser.parse(source).root_node
-        sites = Sites.read(self._grammar.captures(self._grammar.facts, root))
-        return Macro(name, params, variadic, source, sites, holes, _top_call(root))
+        captures = self._grammar.captures(self._grammar.facts, root)
+        return Macro(name, params, variadic, source, Sites.read(captures), holes, _top_call(root),
+                     bool(captures.get("branch")))
 
 
 def _parameters(source: bytes, params: Node | None) -> tuple[tuple[str, ...], bool]:

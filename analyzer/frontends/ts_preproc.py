@@ -25,6 +25,9 @@ OTHER_SYSTEMS = frozenset({
 })
 # Predefined by GCC and clang when compiling for Linux.
 LINUX = frozenset({"__linux__", "__linux", "linux", "__gnu_linux__", "__unix__", "__unix", "unix"})
+# Predefined by a C++ compiler only.
+_LANGUAGE = {"c++": frozenset({"__cplusplus"})}
+_OTHER_LANGUAGE = {"c": frozenset({"__cplusplus"})}
 _BY_NAME = ("preproc_ifdef", "preproc_elifdef")     # #ifdef X, #ifndef X: a name, no expression
 
 
@@ -37,9 +40,12 @@ class Group:
     condition: Expr
 
 
-def groups(source: bytes, conditionals: list[Node], directives: list[Node]) -> tuple[list[Group], list[Group]]:
+def groups(source: bytes, conditionals: list[Node], directives: list[Node],
+           language: str = "c") -> tuple[list[Group], list[Group]]:
     """(disabled, conditional): groups known never to compile on Linux, and groups compiled
-    only when their condition holds (the first group of each `#if`/`#ifdef`/`#elif`)."""
+    only when their condition holds (the first group of each `#if`/`#ifdef`/`#elif`).  The
+    file's language decides `__cplusplus`: a C file's `#if defined(__cplusplus)` code (lua's
+    `#define LUAI_THROW(L,c) throw(c)`) is another compiler's."""
     undefs = _undefs(source, directives)
     convert = Converter(source)
     disabled, conditional = [], []
@@ -52,6 +58,12 @@ def groups(source: bytes, conditionals: list[Node], directives: list[Node]) -> t
                       condition)
         undefined = frozenset(name for name, at in undefs.items() if at < node.start_byte)
         value = evaluate(condition, undefined)
+        if value is None and not node.has_error:
+            # the language decides a group that parses as this language's code: a C
+            # header's `#ifdef __cplusplus` / `extern "C" {` does not, and its error can
+            # stretch the group over the whole header
+            value = evaluate(condition, undefined | _OTHER_LANGUAGE.get(language, frozenset()),
+                             _LANGUAGE.get(language, frozenset()))
         if value is False:
             disabled.append(first)
         elif value is True and alternative is not None:
@@ -61,19 +73,20 @@ def groups(source: bytes, conditionals: list[Node], directives: list[Node]) -> t
     return disabled, conditional
 
 
-def evaluate(condition: Expr, undefined: frozenset[str] = frozenset()) -> bool | None:
+def evaluate(condition: Expr, undefined: frozenset[str] = frozenset(),
+             defined: frozenset[str] = frozenset()) -> bool | None:
     """The condition's truth when compiling for Linux, None when it depends on the build."""
     if condition.kind == INT:
         return condition.value != 0
     if condition.kind == IDENTIFIER:
         if condition.op in OTHER_SYSTEMS or condition.op in undefined:
             return False
-        return True if condition.op in LINUX else None
+        return True if condition.op in LINUX or condition.op in defined else None
     if condition.kind == UNARY and condition.op == "!":
-        inner = evaluate(condition.children[0], undefined)
+        inner = evaluate(condition.children[0], undefined, defined)
         return None if inner is None else not inner
     if condition.kind == BINARY and condition.op in ("&&", "||"):
-        left, right = (evaluate(part, undefined) for part in condition.children)
+        left, right = (evaluate(part, undefined, defined) for part in condition.children)
         decisive = condition.op == "||"        # the value that decides alone
         if decisive in (left, right):
             return decisive

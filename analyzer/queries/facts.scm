@@ -39,6 +39,9 @@
 (conditional_expression alternative: (_) @branch)
 (binary_expression operator: "&&" right: (_) @branch)
 (binary_expression operator: "||" right: (_) @branch)
+; The else of an if and of a `?:` (FileFacts.alternatives, with its then).
+(if_statement alternative: (_) @alternative)
+(conditional_expression alternative: (_) @alternative)
 (initializer_pair) @binding
 ; Struct declarations: their fields name the positions of tables initialised without designators.
 (struct_specifier body: (field_declaration_list)) @struct
