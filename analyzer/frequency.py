@@ -43,6 +43,7 @@ STRING_SEARCHES = frozenset({"strchr", "strrchr", "strchrnul", "strpbrk", "strst
 _TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
 TERMINAL_TESTS = frozenset({"isatty"})
 _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
+_TEST_WORDS = {"test", "testing"}
 # A log level (opt_log_level, logLevel) filters diagnostic messages like a verbosity does.
 _LOG_LEVEL_WORDS = ("log", "level")
 # What failed calls return besides negative numbers.
@@ -358,6 +359,12 @@ def trace_switch(condition: Expr) -> bool:
     """Whether a condition switches on diagnostic output: it names a debug, verbosity or trace
     setting, other than under a `!`."""
     return any(_is_trace_name(name) for name in _positive_names(condition))
+
+
+def test_build(condition: Expr) -> bool:
+    """Whether a preprocessor condition selects a test build (`#ifdef TEST`, `#if
+    defined(SQLITE_TEST)`): what it defines is not the ordinary build's."""
+    return any(word in _TEST_WORDS for name in _positive_names(condition) for word in name_words(name))
 
 
 def trace_off(condition: Expr) -> bool:

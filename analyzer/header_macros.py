@@ -5,18 +5,19 @@ defines sees a call of the macro's name; the header's facts hold each macro that
 as a function of that name (Function.macro), its body's facts at the definition.  What the
 whole program knows decides what each one is:
 
-- A macro that makes no call the analysis follows (a call of a function of the program, of a
-  C library function it knows, or one that ends the process) is no function: an invocation
-  stays a call of its name, as when the header is not parsed.  Lua's `curr_func(L)` only
-  reaches through other headers' accessor macros, and a lock macro calls pthread.
-- A macro named like a C library function is that function's shim for another platform or
-  its rename (qdbm's `#define mmap(...) _qdbm_mmap(...)` without mmap, gnulib's `#define
-  putchar(x) putchar_unlocked (x)`): the library's runs, as with a function so named.
+- A larger macro that makes no call the analysis follows (a call of a function of the
+  program, of the C library's I/O, or one that ends the process or waits) is no function: an
+  invocation stays a call of its name, as when the header is not parsed.  A lock macro
+  `do { pthread_mutex_lock(m); held++; } while (0)` is no work of the program's.
+- A macro named like a C library function that mmaplint knows is a stand-in for systems
+  without it (qdbm's `#define mmap(...) _qdbm_mmap(...)`): the library's runs, as with a
+  function so named.
 - A macro whose whole body is one call is that call wherever it is invoked: rsync's
   `exit_cleanup(2)` under `#define exit_cleanup(code) _exit_cleanup(code, __FILE__,
-  __LINE__)` is a call of `_exit_cleanup` (which ends the process), with the invocation's
-  arguments in place of the parameters and Call.macro naming the macro, as clang records an
-  expansion.
+  __LINE__)` is a call of `_exit_cleanup` (which ends the process), gnulib's `putchar(c)`
+  under `#define putchar(x) putchar_unlocked (x)` the C library's `putchar_unlocked(c)`, with
+  the invocation's arguments in place of the parameters and Call.macro naming the macro, as
+  clang records an expansion.
 - A larger body (`do { fputs(line, fp); fflush(fp); } while (0)`) stays a function of the
   program, which each invocation runs.
 """
@@ -27,7 +28,7 @@ from typing import Iterable
 
 from .constants import LIBC_FUNCTIONS
 from .facts import IDENTIFIER, Call, Expr, FileFacts
-from .frequency import PROCESS_ENDS
+from .frequency import PROCESS_ENDS, WAITS
 
 _VA_ARGS = "__VA_ARGS__"
 
@@ -46,7 +47,7 @@ def _judged(files: list[FileFacts], functions: set[str]) -> tuple[set[str], dict
     """The macros kept as functions, and per one-call macro its parameters and that call.  A
     name that a function of the program has, or that two headers give different bodies, is
     left to what each file includes: neither."""
-    followed = functions | LIBC_FUNCTIONS | PROCESS_ENDS
+    followed = functions | LIBC_FUNCTIONS | PROCESS_ENDS | WAITS
     kept: set[str] = set()
     found: dict[str, tuple[tuple[str, ...], Call] | None] = {}
     for facts in files:
@@ -54,10 +55,11 @@ def _judged(files: list[FileFacts], functions: set[str]) -> tuple[set[str], dict
             if not fn.macro or fn.name in functions or fn.name in LIBC_FUNCTIONS:
                 continue
             calls = [c for c in facts.calls if c.function == fn.qualified]
-            if not any(c.callee in followed for c in calls):
+            if not calls:
                 continue
             if not fn.forwards:
-                kept.add(fn.name)
+                if any(c.callee in followed for c in calls):
+                    kept.add(fn.name)
                 continue
             body = calls[0]     # the call the body is: calls in its arguments come after it
             known = found.setdefault(fn.name, (fn.params, body))

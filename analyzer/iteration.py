@@ -837,6 +837,7 @@ class Iteration:
         answered once per loop."""
         answer = self._repeats.get((path, loop_id))
         if answer is None:
+            function = self.loop(path, loop_id).function
             callees = self._loop_callees.get((path, loop_id), set())
             if (path, loop_id) in self._paced_loops or callees & self._prompt_wrappers:
                 answer = PACED
@@ -845,9 +846,10 @@ class Iteration:
                   or self._visits_machine_directories(path, loop_id)
                   or self._ranges_over_table(path, loop_id)
                   or self._counts_down(path, loop_id)
-                  or frequency.handful(self.loop(path, loop_id), self.constant,
+                  or frequency.handful(self.loop(path, loop_id),
+                                       lambda bound: self._bound_value(bound, path, function),
                                        lambda node: self._walks_table(node, path, loop_id),
-                                       lambda name: self._counts_arguments(name, path, loop_id),
+                                       lambda name: self._counts_arguments(name, path, function),
                                        lambda condition: self._counts_machine(condition, path, loop_id))):
                 answer = HANDFUL
             else:
@@ -930,16 +932,53 @@ class Iteration:
             return None
         return None if None in parts else any(parts)
 
-    def _counts_arguments(self, name: Expr, path: str, loop_id: int) -> bool:
+    def _bound_value(self, bound: Expr, path: str, function: str | None, depth: int = 0) -> int | None:
+        """The constant a loop's bound is; for a parameter of its function, the largest of
+        the constants every call passes for it (sysstat's `cprintf_f(unit, 2, ...)` loops `for
+        (i = 0; i < num; i++)`, and every caller passes a literal count of its columns)."""
+        value = self.constant(bound)
+        if value is not None or depth > MAX_CALL_DEPTH:
+            return value
+        passed = self._passed_for(bound, path, function)
+        if passed is None:
+            return None
+        values = [self.constant_in(arg, call.span.path, call.function)
+                  if self.constant_in(arg, call.span.path, call.function) is not None
+                  else self._bound_value(arg, call.span.path, call.function, depth + 1) for call, arg in passed]
+        return max(values) if None not in values else None
+
+    def _counts_arguments(self, name: Expr, path: str, function: str | None, depth: int = 0) -> bool:
         """Whether a variable counts command-line arguments: counted up only in loops over
         argv (fuzzershell's nInFile++ for each input file named); or walks the text of one (a
-        list given to an option: speedtest1's `do { ...; zTSet = zComma + 1; } while (zTSet[0])`)."""
-        key = self.key(name, path, self.loop(path, loop_id).function)
+        list given to an option: speedtest1's `do { ...; zTSet = zComma + 1; } while (zTSet[0])`);
+        or is a parameter every call passes argc or such a count for (lz4's benchmark is
+        handed the count of file names its command line gave)."""
+        key = self.key(name, path, function)
         counted = [a for a in self.assignments_to(key) if a.op in ("++", "+=")]
         if counted and all(any(frequency.over_arguments(self.loop(a.span.path, i)) for i in a.loops)
                            for a in counted):
             return True
-        return self._argument_text(key, set())
+        if self._argument_text(key, set()):
+            return True
+        passed = self._passed_for(name, path, function) if depth <= MAX_CALL_DEPTH else None
+        return passed is not None and all(
+            "argc" in arg.names() or (strip(arg) is not None and strip(arg).kind == IDENTIFIER
+                                      and self._counts_arguments(strip(arg), call.span.path, call.function, depth + 1))
+            for call, arg in passed)
+
+    def _passed_for(self, name: Expr, path: str, function: str | None) -> list[tuple[Call, Expr]] | None:
+        """For a parameter of a function that the function never assigns, each call of the
+        function with the argument it passes for it; None for anything else, or when no call
+        is seen or one passes too few arguments."""
+        name = strip(name)
+        fn = self.function_at(path, function)
+        if name is None or name.kind != IDENTIFIER or fn is None or name.op not in fn.params:
+            return None
+        if any(a.function == function for a in self.assignments_to(self.key(name, path, function))):
+            return None
+        index = fn.params.index(name.op)
+        passed = [(call, call.arg(index)) for call in self.callers_of(path, function)]
+        return passed if passed and all(arg is not None for _, arg in passed) else None
 
     def _argument_text(self, key, seen: set) -> bool:
         """Whether a pointer only ever points into command-line text: argv's strings, optarg,

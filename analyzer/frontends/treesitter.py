@@ -19,7 +19,7 @@ from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDEN
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry,
                      shortened)
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, parameter_guards, relevant_guards,
-                         trace_off, trace_switch)
+                         test_build, trace_off, trace_switch)
 from ..discovery import HEADERS, source_suffix
 from .ts_expr import Bindings, Converter, MacroConverter, called_field, unwrap
 from .ts_grammar import Grammar, grammar, parse as parse_text
@@ -269,7 +269,8 @@ class _FileReader:
         self.conditional = conditional
         self.lines = lines
         self.lang = lang
-        tracing = [group for group in conditional if trace_switch(group.condition)]
+        # the definitions of a debug, trace or test build give way to the ordinary build's
+        tracing = [group for group in conditional if trace_switch(group.condition) or test_build(group.condition)]
         self.macros = Macros(lang, source, captures.get("macro", []),
                              lambda node: any(g.start <= node.start_byte < g.end for g in tracing))
         self.seq = count()

@@ -42,8 +42,9 @@ class Macro:
 
 class Macros:
     """The file's function-like macro definitions by name.  When `#if` branches define a
-    macro twice, the first wins, except that a definition for a debug or trace build
-    (`#ifdef RAX_DEBUG_MSG`) gives way to one for the ordinary build."""
+    macro twice, the first wins, except that a definition for a debug, trace or test build
+    (`#ifdef RAX_DEBUG_MSG`, sysstat's `#ifdef TEST` `__pause()`) gives way to one for the
+    ordinary build."""
 
     def __init__(self, grammar: Grammar, source: bytes, definitions: list[Node],
                  for_tracing: Callable[[Node], bool] = lambda node: False) -> None:
