@@ -460,6 +460,19 @@ def countdowns(condition: Expr | None) -> list[tuple[Expr, Expr]]:
     return [(counter, floor)] if counter is not None and counter.kind == IDENTIFIER and floor is not None else []
 
 
+def upper_bounds(condition: Expr) -> list[tuple[Expr, Expr]]:
+    """(counter, bound) of each comparison a condition's truth rests on that keeps a variable
+    under a bound: `i < N`, `i <= N`, `N > i`."""
+    pairs = []
+    for comparison in _comparisons(condition, ("<", "<=", ">", ">=")):
+        counter, bound = (strip(side) for side in comparison.children)
+        if comparison.op in (">", ">="):
+            counter, bound = bound, counter
+        if counter is not None and counter.kind == IDENTIFIER and bound is not None:
+            pairs.append((counter, bound))
+    return pairs
+
+
 def _comparisons(condition: Expr, ops: tuple[str, ...]):
     """The comparisons a condition's truth rests on (through && and ||)."""
     condition = strip(condition)

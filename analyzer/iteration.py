@@ -22,6 +22,8 @@ from .findings import Related
 # A loop that calls one of these parses options: it runs once per option given.
 OPTION_PARSERS = frozenset({"getopt", "getopt_long", "getopt_long_only", "poptGetNextOpt"})   # libc's, popt's
 MAX_CALL_DEPTH = 3     # calls followed from a loop (see _hot_functions)
+# What a brace list holds when it only zero-fills an array (`T buf[N] = {0};`): no table.
+_ZERO_FILLS = frozenset({"", "0", "NULL", "nullptr"})
 NULL_POINTERS = {"NULL", "nullptr"}
 
 
@@ -845,6 +847,7 @@ class Iteration:
                   or self._retries(self.loop(path, loop_id))
                   or self._visits_machine_directories(path, loop_id)
                   or self._ranges_over_table(path, loop_id)
+                  or self._indexes_table(path, loop_id)
                   or self._counts_down(path, loop_id)
                   or frequency.handful(self.loop(path, loop_id),
                                        lambda bound: self._bound_value(bound, path, function),
@@ -886,6 +889,31 @@ class Iteration:
         return loop.kind == "range-for" and any(
             a.op == RANGE_ELEMENT and a.loops[-1:] == (loop_id,) and self._is_table(a.value, path, loop.function)
             for a in self.assignments_in(path, loop.function))
+
+    def _indexes_table(self, path: str, loop_id: int) -> bool:
+        """Whether a loop counts an index up to a constant and reads a table written in the
+        source at it: once per entry of the table, as a walk over it (sysstat's `for (i = 0; i
+        < NR_ACT; i++) act[i]->f_read(act[i])` of `struct activity *act[NR_ACT] = {&cpu_act,
+        ...}`, another file's table)."""
+        loop = self.loop(path, loop_id)
+        if loop.condition is None:
+            return False
+
+        def fixed(bound: Expr) -> bool:     # a constant, or a name each definition gives one
+            values = self.values_of(self.key(bound, path, loop.function)) if bound.kind == IDENTIFIER else []
+            return self.constant_in(bound, path, loop.function) is not None or (
+                bool(values) and all(self.constant(value) is not None for value in values))
+        counters = {counter.op for counter, bound in frequency.upper_bounds(loop.condition)
+                    if fixed(bound) and any(
+                        a.op in STEP_OPS and loop_id in a.loops
+                        for a in self.assignments_to(self.key(counter, path, loop.function)))}
+        if not counters:
+            return False
+        read = [part for call in self.calls_inside(loop) for part in (*(call.args or ()), call.receiver) if part is not None]
+        return any(node.kind == SUBSCRIPT and (index := strip(node.children[1])) is not None
+                   and index.kind == IDENTIFIER and index.op in counters
+                   and self._is_table(node.children[0], path, loop.function)
+                   for part in read for node in part.walk())
 
     def _visits_machine_directories(self, path: str, loop_id: int) -> bool:
         """Whether a loop formats its own counter into the sysfs directory name of a CPU or a
@@ -1050,8 +1078,11 @@ class Iteration:
     def _is_table(self, name: Expr, path: str, function: str | None) -> bool:
         key = self.key(name, path, function)
         values = self.values_of(key)
-        return (key is not None and key[0] in ("global", "local") and len(values) == 1
-                and values[0].kind == OTHER and values[0].text.startswith("{"))
+        # a table each definition of the name gives a brace list (two programs' tables, or
+        # an #if's alternatives) of entries: `= {0}` only zero-fills an array
+        return (key is not None and key[0] in ("global", "local") and bool(values)
+                and all(value.kind == OTHER and value.text.startswith("{")
+                        and value.text.strip("{} \t\n") not in _ZERO_FILLS for value in values))
 
     # -- guards -----------------------------------------------------------------------------
 
