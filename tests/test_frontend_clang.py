@@ -290,3 +290,26 @@ def test_a_constructor_initialiser_list_sets_members(tmp_path):
     assert [(a.target.op, a.value.text, a.function) for a in facts.assignments] == [
         ("fd_", "::open(p, 0)", "Out::Out"), ("name_", "p", "Out::Out")]
     assert next(c for c in facts.calls if c.callee == "open").result.op == "fd_"
+
+
+def test_header_macros_reach_files_only_tree_sitter_parses(tmp_path: Path) -> None:
+    """A header clang parses lends its function-like macros, as the tolerant frontend reads
+    them, to a source only the tolerant frontend can parse (the build has not made the header
+    it includes): the sampling loop waits in `pause()`, the logging loop flushes per line."""
+    from mmaplint.analyzer.engine import Settings, analyze
+    (tmp_path / "sampling.h").write_text(
+        "#include <stdio.h>\n#include <unistd.h>\n"
+        "#define next_sample() pause()\n"
+        "#define log_line(fp, text) do { fputs(text, fp); fflush(fp); } while (0)\n"
+        "long read_counter(void);\n")
+    (tmp_path / "sampler.c").write_text(
+        '#include "version.h"\n#include "sampling.h"\n'
+        "void sample_loop(FILE *log, int count) {\n"
+        '    do { fprintf(log, "%ld\\n", read_counter()); fflush(log); next_sample(); } while (--count);\n'
+        "}\n"
+        "void log_all(FILE *log, const char **lines, int n) {\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        log_line(log, lines[i]);\n"
+        "}\n")
+    report = analyze([str(tmp_path)], Settings(frontend="auto", jobs=1))
+    assert [(Path(f.span.path).name, f.span.line, f.rule) for f in report.findings] == [("sampler.c", 8, "MML005")]

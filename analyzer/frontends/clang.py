@@ -10,11 +10,13 @@ from functools import cache
 
 from clang.cindex import Diagnostic, Index, SourceLocation, SourceRange, TranslationUnit, TranslationUnitLoadError
 
+from ..discovery import HEADERS, source_suffix
 from ..facts import FileFacts, FrontendError, FrontendOptions
 from ..frequency import parameter_guards, relevant_guards
 from . import clang_native as native
 from .clang_includes import builtin_include_dir
 from .clang_walk import FactWalker
+from .treesitter import with_macros
 
 _GNU_DEFAULTS = {"c": ["-x", "c", "-std=gnu17"], "c++": ["-x", "c++", "-std=gnu++17"]}
 # Warnings are never facts; -w also keeps a -Werror from the build from turning them into errors.
@@ -86,7 +88,7 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     walker = FactWalker(tu, path, source, options)
     walker.walk()
     guards = relevant_guards(walker.guards, walker.calls, walker.assignments, walker.functions)
-    return FileFacts(
+    facts = FileFacts(
         path=path,
         frontend="clang",
         reason=_reason(options),
@@ -107,3 +109,4 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
         lines=_line_count(source),
         includes=tuple(sorted({inclusion.include.name for inclusion in tu.get_includes()})),
     )
+    return with_macros(facts, source, options) if source_suffix(path) in HEADERS else facts

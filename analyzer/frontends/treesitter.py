@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate, count
 from operator import itemgetter
 from typing import Iterator
@@ -47,6 +47,34 @@ def parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     finally:
         if collecting:
             gc.enable()
+
+
+def with_macros(facts: FileFacts, source: bytes, options: FrontendOptions) -> FileFacts:
+    """A header's facts from the clang frontend, with the header's function-like macros as
+    this frontend reads them (_FileReader._macro_functions): clang's preprocessor expands
+    them in the files clang parses, but a file only this frontend can parse (a generated
+    header it includes is missing) sees calls of the macros' names."""
+    try:
+        mine = parse(facts.path, source, options)
+    except FrontendError:
+        return facts
+    defined = {fn.name for fn in facts.functions}
+    macros = {fn.qualified: fn for fn in mine.functions if fn.macro and fn.name not in defined}
+    if not macros:
+        return facts
+    offset = max((loop.id for loop in facts.loops), default=-1) + 1     # loop ids are the file's
+
+    def moved(loops: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(loop + offset for loop in loops)
+    definitions = {fn.span for fn in macros.values()}
+    return replace(
+        facts, functions=facts.functions + tuple(macros.values()),
+        loops=facts.loops + tuple(replace(loop, id=loop.id + offset) for loop in mine.loops if loop.function in macros),
+        calls=facts.calls + tuple(replace(call, loops=moved(call.loops)) for call in mine.calls if call.function in macros),
+        assignments=facts.assignments + tuple(replace(a, loops=moved(a.loops)) for a in mine.assignments
+                                              if a.function in macros),
+        guards=facts.guards + tuple(guard for guard in mine.guards if guard.function in macros),
+        branches=facts.branches + tuple(branch for branch in mine.branches if branch in definitions))
 
 
 # the characters bytes that are not UTF-8 decode to with "surrogateescape", each to one "?"
