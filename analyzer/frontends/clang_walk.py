@@ -600,6 +600,8 @@ class FactWalker:
         op = native.binary_operator(cursor)
         if op in ("&&", "||"):      # its right side runs on some paths only
             self.branches.append(self._span(native.children(cursor)[-1]))
+            if op == "&&":          # when the left holds: a guard, as an if's then-branch is
+                self._ifs.append((cursor, *native.children(cursor)[:2]))
         elif is_assignment_operator(op):
             left, right = native.children(cursor)
             target = self.exprs.build(left)

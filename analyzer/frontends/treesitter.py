@@ -795,6 +795,13 @@ class _FileReader:
                 # value (a caller may pass the value that takes it: summaries.lift)
                 guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True,
                                     nested=_nested(node)))
+        # the right of `a && f()` runs only when the left holds (`if (++n % 64 == 0 && fsync(fd))`)
+        for node in self.captures.get("conjunction", ()):
+            condition, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if condition is not None and right is not None and has_call(right.start_byte, right.end_byte):
+                spelled = conv.text(condition)
+                guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, shortened(spelled)),
+                                    self.span(right), self.function_at(node.start_byte)))
         return guards + self._leaving_cases(conv, has_call) + self.macro_guards
 
     def _leaving_cases(self, conv: Converter, has_call) -> list[Guard]:

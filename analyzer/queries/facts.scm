@@ -31,6 +31,7 @@
 (preproc_def) @directive
 ; Code that runs only when a condition holds.
 (if_statement consequence: (_)) @guard
+(binary_expression operator: "&&" right: (_)) @conjunction
 ; Code that runs on some paths through its function only (FileFacts.branches).
 (if_statement consequence: (_) @branch)
 (if_statement alternative: (_) @branch)
