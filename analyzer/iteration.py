@@ -970,8 +970,7 @@ class Iteration:
         passed = self._passed_for(bound, path, function)
         if passed is None:
             return None
-        values = [self.constant_in(arg, call.span.path, call.function)
-                  if self.constant_in(arg, call.span.path, call.function) is not None
+        values = [value if (value := self.constant_in(arg, call.span.path, call.function)) is not None
                   else self._bound_value(arg, call.span.path, call.function, depth + 1) for call, arg in passed]
         return max(values) if None not in values else None
 
@@ -1480,7 +1479,7 @@ class Iteration:
         if fn is None or end.loops or self.summaries.returns_in(*where):
             return False
         start = (end.span.line, end.span.column)
-        if any(fn.span.contains(r) and (r.line, r.column) < start for r in self._bare_returns.get(end.span.path, ())):
+        if any(fn.span.contains(r) and (r.line, r.column) < start for r in self.files[end.span.path].bare_returns):
             return False
         guards = [g for g in self._guards.get(where, ()) if not g.preprocessor]
         if any(g.leaves and (g.span.end_line, g.span.end_column) <= start
@@ -1492,7 +1491,7 @@ class Iteration:
         if len(around) != 1:
             return False
         (branch,) = around
-        others = [other for pair in self._alternatives.get(end.span.path, ()) if branch in pair
+        others = [other for pair in self.files[end.span.path].alternatives if branch in pair
                   for other in pair if other != branch]
         return any(other.contains(e.span) and self._branches_around(e) == {other} for other in others for e in ending)
 
@@ -1845,12 +1844,12 @@ class Iteration:
         if fn is None:
             return False
         path, after, before = call.span.path, (call.span.end_line, call.span.end_column), (later.span.line, later.span.column)
-        instead = [other for then, other in self._alternatives.get(path, ()) if then.contains(call.span)]
+        instead = [other for then, other in self.files[path].alternatives if then.contains(call.span)]
 
         def between(span: Span) -> bool:
             return after < (span.line, span.column) < before and not any(other.contains(span) for other in instead)
         returns = [r.span for r in self.summaries.returns_in(path, call.function)] + [
-            r for r in self._bare_returns.get(path, ()) if fn.span.contains(r)]
+            r for r in self.files[path].bare_returns if fn.span.contains(r)]
         if any(between(r) for r in returns):
             return False
         if not call.loops:
@@ -1859,14 +1858,6 @@ class Iteration:
                  if after < (loop.span.line, loop.span.column) and (loop.span.end_line, loop.span.end_column) < before]
         return not any(between(branch) and not branch.contains(later.span) and not any(loop.contains(branch) for loop in inner)
                        for branch in self._branches_from(fn.span, later.span))
-
-    @cached_property
-    def _bare_returns(self) -> dict[str, tuple[Span, ...]]:
-        return {facts.path: facts.bare_returns for facts in self.files.values()}
-
-    @cached_property
-    def _alternatives(self) -> dict[str, tuple[tuple[Span, Span], ...]]:
-        return {facts.path: facts.alternatives for facts in self.files.values()}
 
     @cached_property
     def _process_ends_in(self) -> dict[tuple[str, str | None], list[Call]]:
