@@ -19,6 +19,7 @@ from .facts_cache import FactsCache
 from .fileio import Refused, read_regular
 from .findings import FileError, Finding, Related, Report
 from .program import Program
+from .provenance import statement_names
 from .progress import Progress
 from .registry import Rule, load_rules
 
@@ -109,8 +110,16 @@ def _uses_clang(settings: Settings, compile_args: tuple[str, ...] | None) -> boo
 
 def parse_file(path: str, settings: Settings, callees: frozenset[str],
                compile_args: tuple[str, ...] | None = None) -> FileFacts | FileError:
-    """Facts for one file from the frontend the settings ask for (auto: clang, else tree-sitter).
-    Nothing raised for one file stops the run: it becomes that file's one-line error."""
+    """Facts for one file from the frontend the settings ask for (auto: clang, else tree-sitter),
+    with the index of its statements by name (provenance.statement_names) made here, in the
+    worker, rather than for every file at once in the whole-program phase.  Nothing raised for
+    one file stops the run: it becomes that file's one-line error."""
+    facts = _parsed(path, settings, callees, compile_args)
+    return facts if isinstance(facts, FileError) else replace(facts, names=statement_names(facts))
+
+
+def _parsed(path: str, settings: Settings, callees: frozenset[str],
+            compile_args: tuple[str, ...] | None) -> FileFacts | FileError:
     from .frontends import treesitter
     try:
         given = dict(settings.given).get(path)

@@ -23,7 +23,7 @@ Conventions every frontend follows:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 
@@ -304,6 +304,18 @@ class TemplateUse:
 
 
 @dataclass(frozen=True)
+class StatementNames:
+    """A file's statements by the names their text spells (provenance.py asks which
+    statements read or write a name): the statements are the file's assignments, then its
+    returns, then its calls, numbered in that order.  Worked out from the facts where they are
+    made, in the worker that parsed the file, and kept with them in the facts cache, so that a
+    question about one name does not walk every expression of the program."""
+
+    readers: dict[str, tuple[int, ...]]
+    writers: dict[str, tuple[int, ...]]
+
+
+@dataclass(frozen=True)
 class FileFacts:
     path: str
     frontend: str             # "clang" or "tree-sitter"
@@ -345,6 +357,8 @@ class FileFacts:
     comments: tuple[tuple[int, str], ...] = ()   # (line, comment text) for every comment line
     lines: int = 0
     includes: tuple[str, ...] = ()   # the other files read to make these facts (clang: headers)
+    # derived from the rest (provenance.statement_names); None: worked out when asked
+    names: StatementNames | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -364,7 +378,7 @@ class FrontendError(Exception):
 
 __all__ = [
     "Span", "Expr", "TEXT_LIMIT", "shortened", "spelled", "Scoped", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
-    "StructFields", "ClassBases", "Template", "TemplateUse", "FileFacts",
+    "StructFields", "ClassBases", "Template", "TemplateUse", "StatementNames", "FileFacts",
     "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT", "STEP_OPS",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

@@ -29,6 +29,7 @@ from typing import Iterable
 from .constants import LIBC_FUNCTIONS
 from .facts import IDENTIFIER, Call, Expr, FileFacts
 from .frequency import PROCESS_ENDS, WAITS
+from .provenance import statement_names
 
 _VA_ARGS = "__VA_ARGS__"
 
@@ -82,12 +83,14 @@ def _expand(facts: FileFacts, kept: set[str], bodies: dict[str, tuple[tuple[str,
                   for call in facts.calls if call.function not in gone)
     if not gone and all(a is b for a, b in zip(calls, facts.calls)):
         return facts
-    return replace(facts, calls=calls,
+    made = replace(facts, calls=calls, names=None,
                    functions=tuple(fn for fn in facts.functions if fn.qualified not in gone),
                    loops=tuple(loop for loop in facts.loops if loop.function not in gone),
                    assignments=tuple(a for a in facts.assignments if a.function not in gone),
                    guards=tuple(g for g in facts.guards if g.function not in gone),
                    parameter_guards=tuple(g for g in facts.parameter_guards if g.function not in gone))
+    # the index of its statements follows them (what stayed is not read again)
+    return made if facts.names is None else replace(made, names=statement_names(made, before=facts))
 
 
 def _made(invocation: Call, params: tuple[str, ...], body: Call) -> Call:

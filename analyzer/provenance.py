@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from .expressions import address_of, through_pointer
 from .facts import (BINARY, CALL, CAST, COND, IDENTIFIER, INT, MEMBER, OTHER, RANGE_ELEMENT, STRING, SUBSCRIPT,
-                    UNARY, Assignment, Call, Expr, Function, Loop, Return, Scoped, Span, strip)
+                    UNARY, Assignment, Call, Expr, FileFacts, Function, Loop, Return, Scoped, Span, StatementNames, strip)
 
 if TYPE_CHECKING:
     from .program import Mapping, Program
@@ -65,7 +65,7 @@ NAMING = frozenset({IDENTIFIER, MEMBER, CALL})      # the expressions that read 
 # A place in the flow graph: a variable (Program.key), a field ("member", struct, name), or
 # ("member?", path, name) when its struct is not known, ("members", name) for the field of
 # every struct, what a place points to ("*", place), what a function returns ("return", path,
-# function).
+# function), what a local's assignment gives it ("=", the assignment's identity, the local's name).
 Node = tuple
 # What a value read from a place goes through on its way: a substitution (a call of a function
 # that returns a mapping it made, with the caller's flags: that call's instance of it), and
@@ -101,7 +101,9 @@ class Provenance:
         self._mapped_names: set[str] = set()
         self._written_names: set[str] = set()       # names whose writers are added
         if self.mappings:
-            self._add_readers([name for name in self._statements.readers if self._library(name) in MMAP_CALLS])
+            spelled = MMAP_CALLS | {name for name, model in self.program.models.items() if model.callee in MMAP_CALLS}
+            self._add_readers([name for name in sorted(spelled)
+                               if self._library(name) in MMAP_CALLS and self._statements.readers(name)])
 
     # -- what a pointer points into ----------------------------------------------------------
 
@@ -154,7 +156,7 @@ class Provenance:
 
     @cached_property
     def _statements(self) -> Statements:
-        return Statements(self.program, self._targets)
+        return Statements(self.program)
 
     def _add_readers(self, names: Iterable[str]) -> None:
         """Add the statements reading these names, then those reading each place that gains a
@@ -167,7 +169,7 @@ class Provenance:
             name = pending.pop()
             if name not in self._mapped_names:
                 self._mapped_names.add(name)
-                for statement in self._statements.readers.get(name, ()):
+                for statement in self._statements.readers(name):
                     self._add(statement)
 
     def _complete_back(self, places: list[Node]) -> None:
@@ -182,7 +184,7 @@ class Provenance:
             for name in self._names(place):
                 if name not in self._written_names:
                     self._written_names.add(name)
-                    for statement in self._statements.writers.get(name, ()):
+                    for statement in self._statements.writers(name):
                         self._add(statement)
             pending.extend(self._into.get(place, ()))
         self._add_readers(())
@@ -194,7 +196,7 @@ class Provenance:
         if kind in ("*", "entry"):
             return self._names(place[1])
         if kind == "=":
-            return (self._statements.assigned[place[1]],)
+            return (place[2],)
         if kind == "return":
             return {place[2].rsplit("::", 1)[-1]} | {call.callee for call in self.program.callers_of(place[1], place[2])}
         if kind in ("global", "members"):
@@ -219,8 +221,8 @@ class Provenance:
                 value = self._pointee(value)
             if self._definitions.tracks(a):
                 # what this assignment gives its local; the variable as a whole holds it too
-                self._flow([("=", id(a))], value)
-                self._flow([self.program.key(a.target, a.span.path, a.function)], [(("=", id(a)), None)])
+                self._flow([_definition(a)], value)
+                self._flow([self.program.key(a.target, a.span.path, a.function)], [(_definition(a), None)])
             else:
                 self._flow(self._places(a.target, a.span.path, a.function), value)
 
@@ -467,7 +469,7 @@ class Provenance:
         if key is not None and key[0] == "local" and span is not None and not isinstance(name, Scoped):
             reaching = self._definitions.reaching(key, span)
             if reaching is not None:
-                return [("=", id(a)) if a is not None else ("entry", key) for a in reaching]
+                return [_definition(a) if a is not None else ("entry", key) for a in reaching]
         return [key] if key is not None else []
 
     def _field(self, member: Expr, path: str) -> Node:
@@ -486,6 +488,12 @@ def _at_home(expr: Expr | None, path: str, function: str | None) -> tuple[Expr |
     if isinstance(expr, Scoped):
         path, function = expr.home
     return expr, path, function
+
+
+def _definition(assignment: Assignment) -> Node:
+    """The place a local's assignment fills (Definitions tracks it): the value it gives the
+    local, which that assignment's reachers read, named by the local's name."""
+    return ("=", id(assignment), strip(assignment.target).op)
 
 
 def _identity(call: Call) -> tuple[Span, ...]:
@@ -522,45 +530,117 @@ class Statements:
     """The statements a value flows through (assignments, returns, calls' arguments), by the
     names they read and the names they write: a statement reads only places its text names
     (a variable, a field, what a function it calls returns, what those point to), and writes
-    only those too, or the parameters of the functions it calls."""
+    only those too, or the parameters of the functions it calls.  Each file's own index
+    (statement_names) is made with its facts; a question about a name looks it up in each."""
 
-    def __init__(self, program: Program, targets: dict[int, list[tuple[str, Function]]]) -> None:
-        self.readers: dict[str, list[Assignment | Return | Call]] = defaultdict(list)
-        self.writers: dict[str, list[Assignment | Return | Call]] = defaultdict(list)
-        self.assigned: dict[int, str] = {}          # a local's assignment: the local's name
-        # `v.back()`: the object is no argument, so its names are read from the call itself
-        self._elements = defaultdict(list)
-        for facts in program.files.values():
-            for call in facts.calls:
-                if call.callee in CONTAINER_ELEMENTS and call.receiver is not None:
-                    self._elements[(call.span.path, call.span.line)].append(call)
-        for facts in program.files.values():
-            for a in facts.assignments:
-                if a.op in ("=", RANGE_ELEMENT):
-                    self._index((self.readers,), a, [a.value], a.span)
-                    self._index((self.writers,), a, [a.target], a.span)
-                    if (target := strip(a.target)) is not None and target.kind == IDENTIFIER:
-                        self.assigned[id(a)] = target.op
-            for r in facts.returns:
-                self._index((self.readers,), r, [r.value], r.span)
-                self.writers[r.function.rsplit("::", 1)[-1]].append(r)
-            for call in facts.calls:
-                params = {name for _, fn in targets.get(id(call), ()) for name in fn.params if name}
-                self._index((self.readers, self.writers), call, [*(call.args or ()), call.receiver], call.span,
-                            params)
+    def __init__(self, program: Program) -> None:
+        self._program = program
 
-    def _index(self, indexes: tuple[dict, ...], statement, exprs: list[Expr | None], span: Span,
-               more: Iterable[str] = ()) -> None:
-        names = set(more)
+    def readers(self, name: str) -> list[Assignment | Return | Call]:
+        return self._named(name, readers=True)
+
+    def writers(self, name: str) -> list[Assignment | Return | Call]:
+        return self._named(name, readers=False)
+
+    def _named(self, name: str, readers: bool) -> list[Assignment | Return | Call]:
+        found = []
+        for facts, names in self._indexes:
+            for position in (names.readers if readers else names.writers).get(name, ()):
+                found.append(_statement(facts, position))
+        return found + self._calls_by_parameter.get(name, [])
+
+    @cached_property
+    def _indexes(self) -> list[tuple[FileFacts, StatementNames]]:
+        """Each file's index: as its facts came (header macros expanded make it anew)."""
+        return [(facts, facts.names or statement_names(facts)) for facts in self._program.files.values()]
+
+    @cached_property
+    def _calls_by_parameter(self) -> dict[str, list[Call]]:
+        """The calls of the program's functions by the names of the parameters they pass."""
+        found: dict[str, dict[int, Call]] = defaultdict(dict)
+        for defined in self._program.defined_names.values():
+            for path, fn in defined:
+                for name in fn.params:
+                    if name:
+                        for call in self._program.callers_of(path, fn.qualified):
+                            found[name][id(call)] = call
+        return {name: list(calls.values()) for name, calls in found.items()}
+
+
+def statement_names(facts: FileFacts, before: FileFacts | None = None) -> StatementNames:
+    """The names each statement of a file reads and writes: an assignment reads its value's
+    and writes its target's, a return reads its value's and writes its function's, a call
+    reads and may write (`&x`, a pointer handed on) those of its arguments and its object.
+    `v.back()` in a statement reads v: the object is no argument of the call it is in.
+    `before`: an earlier version of the facts, with its index (header_macros.expanded makes
+    some calls others and drops a macro's body): what it says of the statements both share
+    is carried over, and only the others are read."""
+    elements: dict[tuple[str, int], list[Expr]] = defaultdict(list)
+    for call in facts.calls:
+        if call.callee in CONTAINER_ELEMENTS and call.receiver is not None:
+            elements[(call.span.path, call.span.line)].append(call.receiver)
+    readers: dict[str, list[int]] = defaultdict(list)
+    writers: dict[str, list[int]] = defaultdict(list)
+
+    def index(position: int, exprs: Iterable[Expr | None], span: Span, *indexes: dict[str, list[int]]) -> None:
+        names: set[str] = set()
         for expr in exprs:
             names |= _names_in(expr)
         if not CONTAINER_ELEMENTS.isdisjoint(names):
             for line in range(span.line, span.end_line + 1):
-                for call in self._elements.get((span.path, line), ()):
-                    names |= _names_in(call.receiver)
+                for receiver in elements.get((span.path, line), ()):
+                    names |= _names_in(receiver)
         for name in names:
-            for index in indexes:
-                index[name].append(statement)
+            for found in indexes:
+                found[name].append(position)
+
+    shared = _carried(before, facts, readers, writers) if before is not None and before.names is not None else set()
+    for position, a in enumerate(facts.assignments):
+        if a.op in ("=", RANGE_ELEMENT) and position not in shared:
+            index(position, [a.value], a.span, readers)
+            index(position, [a.target], a.span, writers)
+    first = len(facts.assignments)
+    for position, r in enumerate(facts.returns, first):
+        if position not in shared:
+            index(position, [r.value], r.span, readers)
+            writers[r.function.rsplit("::", 1)[-1]].append(position)
+    first += len(facts.returns)
+    for position, call in enumerate(facts.calls, first):
+        if position not in shared:
+            index(position, [*(call.args or ()), call.receiver], call.span, readers, writers)
+    return StatementNames({name: tuple(sorted(found)) for name, found in readers.items()},
+                          {name: tuple(sorted(found)) for name, found in writers.items()})
+
+
+def _carried(before: FileFacts, facts: FileFacts, readers: dict[str, list[int]],
+             writers: dict[str, list[int]]) -> set[int]:
+    """Fill the indexes with what `before`'s says of the statements `facts` still has (the
+    same objects), renumbered; their new numbers."""
+    now = {id(statement): position for position, statement in enumerate(_statements(facts))}
+    moved = [now.get(id(statement)) for statement in _statements(before)]
+    for old, new in ((before.names.readers, readers), (before.names.writers, writers)):
+        for name, positions in old.items():
+            kept = [moved[p] for p in positions if moved[p] is not None]
+            if kept:
+                new[name].extend(kept)
+    return {position for position in moved if position is not None}
+
+
+def _statements(facts: FileFacts) -> Iterable[Assignment | Return | Call]:
+    """A file's statements, numbered as StatementNames numbers them."""
+    yield from facts.assignments
+    yield from facts.returns
+    yield from facts.calls
+
+
+def _statement(facts: FileFacts, position: int) -> Assignment | Return | Call:
+    """A file's statement by its number in StatementNames."""
+    if position < len(facts.assignments):
+        return facts.assignments[position]
+    position -= len(facts.assignments)
+    if position < len(facts.returns):
+        return facts.returns[position]
+    return facts.calls[position - len(facts.returns)]
 
 
 def _names_in(expr: Expr | None) -> set[str]:
