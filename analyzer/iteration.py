@@ -231,6 +231,8 @@ class Iteration:
         def candidates() -> list[tuple[str, Function]]:
             defined = self._named(name) if shims_excluded else self._functions.get(name, [])
             return [d for d in defined if "::" not in d[1].qualified] if c_source else defined
+        if name not in self._functions:
+            return []           # most calls: the C library's
         if (name, path) in self._defined_at:
             return nearest(candidates(), path)
         key = (name, os.path.dirname(path), shims_excluded, c_source)
