@@ -54,7 +54,8 @@ MEMBER = "member"      # op = field name; children = (object,); field_of = its s
 CAST = "cast"          # children = (operand,); op = the type's spelling
 COND = "cond"          # children = (condition, then, else)
 STRING = "string"      # string literal
-OTHER = "other"        # anything else (lambdas, compound literals, ...); op = "sizeof" for sizeof, "new" for new
+OTHER = "other"        # anything else (lambdas, compound literals, ...); op = "sizeof" for sizeof, "new" for new,
+                       # the operator ("=", "+=", ...) for an assignment used as a value: children = (target, value)
 
 
 # An expression's text is its source spelling, up to TEXT_LIMIT characters; a longer one keeps

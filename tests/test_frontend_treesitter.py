@@ -123,7 +123,7 @@ def test_assignments_compound_updates_and_declarators():
         ((IDENTIFIER, "flags"), "|=", (IDENTIFIER, "O_DSYNC"), "a", (0,)),
         ((IDENTIFIER, "x"), "<<=", (INT, 1), "a", (0,)),
         ((IDENTIFIER, "n"), "--", None, "a", (0,)),
-        ((IDENTIFIER, "n"), "=", (OTHER, ""), "a", ()),
+        ((IDENTIFIER, "n"), "=", (OTHER, "=", (IDENTIFIER, "x"), (INT, 3)), "a", ()),
         ((IDENTIFIER, "x"), "=", (INT, 3), "a", ()),
     ]
 

@@ -208,10 +208,11 @@ class ExprBuilder:
             return self._literal(cursor, kind, text)
         if kind == _K.STRING_LITERAL.value:
             return Expr(STRING, text)
-        if kind == _K.BINARY_OPERATOR.value:
+        if kind == _K.BINARY_OPERATOR.value or kind == _K.COMPOUND_ASSIGNMENT_OPERATOR.value:
             op = native.binary_operator(cursor)
-            if not is_assignment_operator(op):
-                return self._folded(cursor, Expr(BINARY, text, op, self._kids(cursor, depth)))
+            if is_assignment_operator(op):      # used as a value: what it reads is read there too
+                return Expr(OTHER, text, op, self._kids(cursor, depth))
+            return self._folded(cursor, Expr(BINARY, text, op, self._kids(cursor, depth)))
         if kind == _K.UNARY_OPERATOR.value:
             op = native.unary_operator(cursor)
             if op in _UNARY_OPS:

@@ -290,6 +290,15 @@ class Converter:
         value = fold(a.value, b.value) if fold and a.value is not None and b.value is not None else None
         return Expr(BINARY, self.label(node), op.type, (a, b), value)
 
+    def _assignment(self, node: Node, depth: int) -> Expr:
+        """An assignment used as a value (`while ((arg = *argv++) != NULL)`): its target and
+        the value it gives are read there too (the Assignment fact records the store)."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        op = node.child_by_field_name("operator")
+        if left is None or right is None or op is None:
+            return Expr(OTHER, self.label(node))
+        return Expr(OTHER, self.label(node), op.type, (self.expr(left, depth), self.expr(right, depth)))
+
     def _unary(self, node: Node, depth: int) -> Expr:
         operand, op = node.child_by_field_name("argument"), node.child_by_field_name("operator")
         if operand is None or op is None:
@@ -401,6 +410,7 @@ _CONVERTERS: dict[str, Callable[[Converter, Node, int], Expr]] = {
     "cast_expression": Converter._cast,
     "call_expression": Converter._call,
     "binary_expression": Converter._binary,
+    "assignment_expression": Converter._assignment,
     "unary_expression": Converter._unary,
     "pointer_expression": Converter._unary,
     "update_expression": Converter._unary,
