@@ -981,7 +981,8 @@ class Iteration:
         argv (fuzzershell's nInFile++ for each input file named); or walks the text of one (a
         list given to an option: speedtest1's `do { ...; zTSet = zComma + 1; } while (zTSet[0])`);
         or is a parameter every call passes argc or such a count for (lz4's benchmark is
-        handed the count of file names its command line gave)."""
+        handed the count of file names its command line gave), or the command line itself
+        (dpkg's option parser walks `**argvp` of `&argv`)."""
         key = self.key(name, path, function)
         counted = [a for a in self.assignments_to(key) if a.op in ("++", "+=")]
         if counted and all(any(frequency.over_arguments(self.loop(a.span.path, i)) for i in a.loops)
@@ -991,7 +992,7 @@ class Iteration:
             return True
         passed = self._passed_for(name, path, function) if depth <= MAX_CALL_DEPTH else None
         return passed is not None and all(
-            "argc" in arg.names() or (strip(arg) is not None and strip(arg).kind == IDENTIFIER
+            "argc" in arg.names() or _hands_arguments(arg) or (strip(arg) is not None and strip(arg).kind == IDENTIFIER
                                       and self._counts_arguments(strip(arg), call.span.path, call.function, depth + 1))
             for call, arg in passed)
 
