@@ -982,13 +982,14 @@ class Iteration:
         list given to an option: speedtest1's `do { ...; zTSet = zComma + 1; } while (zTSet[0])`);
         or is a parameter every call passes argc or such a count for (lz4's benchmark is
         handed the count of file names its command line gave), or the command line itself
-        (dpkg's option parser walks `**argvp` of `&argv`)."""
+        (dpkg's option parser walks `**argvp` of `&argv`); or walks the argument vector itself
+        (`for (argp = argv + 1; *argp; argp++)`)."""
         key = self.key(name, path, function)
         counted = [a for a in self.assignments_to(key) if a.op in ("++", "+=")]
         if counted and all(any(frequency.over_arguments(self.loop(a.span.path, i)) for i in a.loops)
                            for a in counted):
             return True
-        if self._argument_text(key, set()):
+        if self._argument_text(key, set()) or self._walks_argv(key):
             return True
         passed = self._passed_for(name, path, function) if depth <= MAX_CALL_DEPTH else None
         return passed is not None and all(
@@ -1009,6 +1010,18 @@ class Iteration:
         index = fn.params.index(name.op)
         passed = [(call, call.arg(index)) for call in self.callers_of(path, function)]
         return passed if passed and all(arg is not None for _, arg in passed) else None
+
+    def _walks_argv(self, key) -> bool:
+        """Whether a variable only ever points into the argument vector: given argv, or a
+        place in it (`argv + optind`), and only stepped."""
+        def into_argv(expr: Expr | None) -> bool:
+            expr = strip(expr)
+            while expr is not None and expr.kind == BINARY and expr.op in ("+", "-") and expr.children:
+                expr = strip(expr.children[0])
+            return expr is not None and expr.kind == IDENTIFIER and expr.op == "argv"
+        assignments = self.assignments_to(key)
+        return any(a.op == "=" for a in assignments) and all(
+            into_argv(a.value) if a.op == "=" else a.op in STEP_OPS for a in assignments)
 
     def _argument_text(self, key, seen: set) -> bool:
         """Whether a pointer only ever points into command-line text: argv's strings, optarg,
