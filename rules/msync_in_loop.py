@@ -113,16 +113,16 @@ def _helper_commits_batch(program: Program, call) -> bool:
 
 
 def _maps_another_file(program: Program, mapping: Mapping | None, hot: HotPath) -> bool:
-    """Whether each iteration maps another file: the mapping is made in the loop's body (the
-    mmap, or the call of the helper that makes it), of a descriptor opened there on a path the
-    loop changes (a loop over files that stamps each and syncs it once: one msync per file is
-    the minimum, as one fsync is for MML009)."""
+    """Whether each iteration maps another file: the mmap runs in each iteration (in the
+    loop's body, or in a function it calls: a helper that maps the path it is handed, or one
+    that stamps the file and syncs it itself), of a descriptor opened there on a path the loop
+    changes (a loop over files that stamps each and syncs it once: one msync per file is the
+    minimum, as one fsync is for MML009)."""
     if mapping is None:
         return False
-    made, loop = mapping.call, hot.loop
-    if (made.span.path, made.function) != (loop.span.path, loop.function) or loop.id not in made.loops:
+    region, written = program.region(hot.loop), mapping.call.operation    # the mmap as written
+    if not region.runs(written.span.path, written.function, written.loops):
         return False
-    region, written = program.region(loop), made.operation     # the mmap as written (in a helper, maybe)
     opens = [o.call for o in program.opens_of(written.arg(4), written.span.path, written.function)
              if o.call.callee in OPEN_CALLS and region.runs(o.call.span.path, o.call.function, o.call.loops)]
     return bool(opens) and not any(program.opens_same_file(o, region) for o in opens)
