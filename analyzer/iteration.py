@@ -43,13 +43,17 @@ def _hands_arguments(expr: Expr) -> bool:
     """Whether an argument hands over the command line itself, argc or the argv vector
     (`argv`, `argv + 1`, `&argc`, a branch of `?:`), not one of its strings (`argv[1]`, `*argv`)
     nor a test of it (`argc > 1 ? argv[1] : "wal.log"`)."""
-    for value in alternatives(expr):
-        while value is not None and value.children and (
-                value.kind == BINARY and value.op in ("+", "-") or value.kind == UNARY and value.op == "&"):
-            value = strip(value.children[0])
-        if value is not None and value.kind == IDENTIFIER and value.op in ("argc", "argv"):
-            return True
-    return False
+    return any(_command_line(value) is not None for value in alternatives(expr))
+
+
+def _command_line(expr: Expr | None, addressed: bool = True) -> str | None:
+    """argc or argv, when an expression is one, a place in the vector (`argv + optind`), or
+    (`addressed`) its address (`&argc`)."""
+    value = strip(expr)
+    while value is not None and value.children and (
+            value.kind == BINARY and value.op in ("+", "-") or addressed and value.kind == UNARY and value.op == "&"):
+        value = strip(value.children[0])
+    return value.op if value is not None and value.kind == IDENTIFIER and value.op in ("argc", "argv") else None
 
 
 def _owner(qualified: str) -> str | None:
@@ -1014,14 +1018,10 @@ class Iteration:
     def _walks_argv(self, key) -> bool:
         """Whether a variable only ever points into the argument vector: given argv, or a
         place in it (`argv + optind`), and only stepped."""
-        def into_argv(expr: Expr | None) -> bool:
-            expr = strip(expr)
-            while expr is not None and expr.kind == BINARY and expr.op in ("+", "-") and expr.children:
-                expr = strip(expr.children[0])
-            return expr is not None and expr.kind == IDENTIFIER and expr.op == "argv"
         assignments = self.assignments_to(key)
         return any(a.op == "=" for a in assignments) and all(
-            into_argv(a.value) if a.op == "=" else a.op in STEP_OPS for a in assignments)
+            _command_line(a.value, addressed=False) == "argv" if a.op == "=" else a.op in STEP_OPS
+            for a in assignments)
 
     def _argument_text(self, key, seen: set) -> bool:
         """Whether a pointer only ever points into command-line text: argv's strings, optarg,
