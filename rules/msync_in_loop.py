@@ -84,7 +84,7 @@ def check(program: Program):
         if _writes_nothing_back(mapping):
             continue
         hot = program.call_per_iteration(call)
-        if hot is None or _maps_another_file(program, mapping, hot):
+        if hot is None or _maps_another_file(program, call, mapping, hot):
             continue
         if hot.chain and _helper_commits_batch(program, call):
             continue    # a helper copies its batch into the mapping in a loop, then syncs it once
@@ -112,17 +112,21 @@ def _helper_commits_batch(program: Program, call) -> bool:
                for level, step in enumerate(via) if level)
 
 
-def _maps_another_file(program: Program, mapping: Mapping | None, hot: HotPath) -> bool:
-    """Whether each iteration maps another file: the mmap runs in each iteration (in the
-    loop's body, or in a function it calls: a helper that maps the path it is handed, or one
-    that stamps the file and syncs it itself), of a descriptor opened there on a path the loop
-    changes (a loop over files that stamps each and syncs it once: one msync per file is the
-    minimum, as one fsync is for MML009)."""
+def _maps_another_file(program: Program, call, mapping: Mapping | None, hot: HotPath) -> bool:
+    """Whether each iteration maps another file: the mapping is made in the loop's body (the
+    mmap, or the call of the helper that hands it back) or by a function on the way to the
+    msync (a helper that maps, stamps and syncs the path it is handed), of a descriptor opened
+    in the iteration on a path the loop changes (a loop over files that stamps each and syncs
+    it once: one msync per file is the minimum, as one fsync is for MML009)."""
     if mapping is None:
         return False
-    region, written = program.region(hot.loop), mapping.call.operation    # the mmap as written
-    if not region.runs(written.span.path, written.function, written.loops):
+    made, loop = mapping.call, hot.loop
+    written = made.operation        # the mmap as written (in a helper, maybe)
+    on_the_way = {(c.span.path, c.function) for c in hot.chain} | {(call.operation.span.path, call.operation.function)}
+    in_body = (made.span.path, made.function) == (loop.span.path, loop.function) and loop.id in made.loops
+    if not in_body and (written.span.path, written.function) not in on_the_way:
         return False
+    region = program.region(loop)
     opens = [o.call for o in program.opens_of(written.arg(4), written.span.path, written.function)
              if o.call.callee in OPEN_CALLS and region.runs(o.call.span.path, o.call.function, o.call.loops)]
     return bool(opens) and not any(program.opens_same_file(o, region) for o in opens)
