@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 
 from mmaplint.analyzer.expressions import address_base
-from mmaplint.analyzer.facts import (BINARY, CAST, COND, INT, MEMBER, IDENTIFIER, RANGE_ELEMENT, FileFacts, FrontendError,
-                                     FrontendOptions)
+from mmaplint.analyzer.facts import (BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, RANGE_ELEMENT, FileFacts,
+                                     FrontendError, FrontendOptions)
 from mmaplint.analyzer.frontends import clang
 from mmaplint.analyzer.frontends.clang_includes import builtin_include_dir
 
@@ -313,3 +313,20 @@ def test_header_macros_reach_files_only_tree_sitter_parses(tmp_path: Path) -> No
         "}\n")
     report = analyze([str(tmp_path)], Settings(frontend="auto", jobs=1))
     assert [(Path(f.span.path).name, f.span.line, f.rule) for f in report.findings] == [("sampler.c", 8, "MML005")]
+
+
+def test_an_assignment_used_as_a_value_keeps_its_operands(tmp_path: Path) -> None:
+    """`(c = getc(in)) != EOF` reads getc and in, as the tree-sitter frontend reads it."""
+    facts = parse(tmp_path, "#include <stdio.h>\n"
+                            "int f(FILE *in, int n) {\n"
+                            "  int c, x = 0;\n"
+                            "  while ((c = getc(in)) != EOF) x++;\n"
+                            "  while ((n -= 2) > 0) x++;\n"
+                            "  return x;\n"
+                            "}\n")
+
+    def shape(e):
+        return (e.kind, e.op, *(shape(c) for c in e.children))
+    first, second = (loop.condition.children[0] for loop in facts.loops)
+    assert shape(first) == (OTHER, "=", (IDENTIFIER, "c"), (CALL, "getc", (IDENTIFIER, "in")))
+    assert shape(second)[:3] == (OTHER, "-=", (IDENTIFIER, "n"))
