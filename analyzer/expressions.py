@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Callable
 
 from . import constants
-from .facts import BINARY, COND, IDENTIFIER, INT, MEMBER, SUBSCRIPT, UNARY, Expr, strip
+from .facts import BINARY, COND, IDENTIFIER, INT, MEMBER, OTHER, SUBSCRIPT, UNARY, Expr, strip
 
 _ARITHMETIC = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -49,6 +49,12 @@ def alternatives(expr: Expr | None) -> list[Expr | None]:
     if expr is not None and expr.kind == COND:
         return [value for branch in expr.children[1:] for value in alternatives(branch)]
     return [expr]
+
+
+def brace_list(expr: Expr | None) -> bool:
+    """Whether an initialiser is a brace list (`= {a, b}`, `{0}`), which both frontends keep
+    as an opaque expression spelled as written."""
+    return expr is not None and expr.kind == OTHER and expr.text.startswith("{")
 
 
 def address_of(expr: Expr | None) -> Expr | None:

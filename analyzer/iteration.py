@@ -14,9 +14,9 @@ from functools import cache, cached_property
 from typing import Callable
 
 from . import constants, frequency
-from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, OTHER, RANGE_ELEMENT, STEP_OPS, STRING, SUBSCRIPT, UNARY,
+from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, RANGE_ELEMENT, STEP_OPS, STRING, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, Function, Guard, Loop, Return, Span, TemplateUse, strip)
-from .expressions import address_of, alternatives, assume, truth
+from .expressions import address_of, alternatives, assume, brace_list, truth
 from .findings import Related
 
 # A loop that calls one of these parses options: it runs once per option given.
@@ -1096,8 +1096,7 @@ class Iteration:
         # a table each definition of the name gives a brace list (two programs' tables, or
         # an #if's alternatives) of entries: `= {0}` only zero-fills an array
         return (key is not None and key[0] in ("global", "local") and bool(values)
-                and all(value.kind == OTHER and value.text.startswith("{")
-                        and value.text.strip("{} \t\n") not in _ZERO_FILLS for value in values))
+                and all(brace_list(value) and value.text.strip("{} \t\n") not in _ZERO_FILLS for value in values))
 
     # -- guards -----------------------------------------------------------------------------
 
@@ -1554,7 +1553,7 @@ class Iteration:
         own (a REPL's `while ((line = linenoise(prompt)) != NULL)`): running them waits for the
         person."""
         return {function.rsplit("::", 1)[-1] for _, function in
-                self._always_calling(frequency.PROMPTS, frequency.waits, True)}
+                self._always_calling(frequency.PROMPTS, frequency.waits)}
 
     def _parses_options(self, path: str, loop_id: int) -> bool:
         """Whether a loop reads the command-line options: a call in it is handed argc or argv,
@@ -1573,12 +1572,11 @@ class Iteration:
         return any(_hands_arguments(arg) or self.key(_object(arg), path, loop.function) in states
                    for c in inside for arg in c.args or ())
 
-    def _always_calling(self, callees: frozenset[str], which: Callable[[Call], bool] = lambda call: True,
-                        in_loops: bool = False) -> set[tuple[str, str]]:
-        """The functions that call one of these whenever they run: outside ifs, and outside
-        loops unless in_loops."""
+    def _always_calling(self, callees: frozenset[str], which: Callable[[Call], bool]) -> set[tuple[str, str]]:
+        """The functions that make one of these calls (those `which` accepts) whenever they
+        run: outside ifs, in a loop or not."""
         return {(call.span.path, call.function) for callee in callees for call in self.written_calls(callee)
-                if call.function is not None and (in_loops or not call.loops) and which(call)
+                if call.function is not None and which(call)
                 and all(g.preprocessor for g in self.guards_of(call.span, call.function))}
 
     def _hot_loop(self, path: str, loops: tuple[int, ...], skip: Callable[[int], bool] = lambda loop_id: False) \

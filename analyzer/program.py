@@ -13,14 +13,14 @@ from functools import cached_property
 from typing import Iterable, Iterator
 
 from . import constants
-from .expressions import address_base, constant, is_store_through_pointer
+from .expressions import address_base, brace_list, constant, is_store_through_pointer
 from .header_macros import expanded
 from .iteration import MAX_CALL_DEPTH, Iteration, lambda_home
 from .models import Model, load as load_models
 from .provenance import Provenance
 from .summaries import Summaries
 from .variation import INVARIANT, Anchored, Region, Variation
-from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, OTHER, UNARY,
+from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Scoped, Span, strip)
 
 # A variable's identity: ("local", path, function, name), ("global", name), or a struct field
@@ -144,8 +144,7 @@ class Program(Iteration):
         # that table, not a member
         cpp = [facts for facts in self.files.values() if facts.language == "c++"]
         self._file_tables = {(facts.path, a.target.op) for facts in cpp for a in facts.assignments
-                             if a.function is None and a.target.kind == IDENTIFIER and a.value is not None
-                             and a.value.kind == OTHER and a.value.text.startswith("{")} - {
+                             if a.function is None and a.target.kind == IDENTIFIER and brace_list(a.value)} - {
             (facts.path, a.target.op) for facts in cpp for a in facts.assignments
             if a.function is not None and "::" in a.function and a.target.kind == IDENTIFIER}
         for facts in self.files.values():
