@@ -31,6 +31,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Iterable
 
 from .expressions import address_of, through_pointer
+from .iteration import lambda_home
 from .facts import (BINARY, CALL, CAST, COND, IDENTIFIER, INT, MEMBER, OTHER, RANGE_ELEMENT, STRING, SUBSCRIPT,
                     UNARY, Assignment, Call, Expr, FileFacts, Function, Loop, Return, Scoped, Span, StatementNames, strip)
 
@@ -65,7 +66,8 @@ NAMING = frozenset({IDENTIFIER, MEMBER, CALL})      # the expressions that read 
 # A place in the flow graph: a variable (Program.key), a field ("member", struct, name), or
 # ("member?", path, name) when its struct is not known, ("members", name) for the field of
 # every struct, what a place points to ("*", place), what a function returns ("return", path,
-# function), what a local's assignment gives it ("=", the assignment's identity, the local's name).
+# function), what a local's assignment gives it ("=", the assignment's identity, the local's name,
+# (path, function)).
 Node = tuple
 # What a value read from a place goes through on its way: a substitution (a call of a function
 # that returns a mapping it made, with the caller's flags: that call's instance of it), and
@@ -73,6 +75,9 @@ Node = tuple
 Step = tuple[dict[int, int] | None, bool] | None
 # An atom of a value: a source, or a place with the step its value goes through.
 Atom = int | tuple[Node, Step]
+# Where a name's statements are looked for: a local variable's (path, function), or None
+# for every file (a global, a field, what a function returns).
+Scope = tuple[str, str] | None
 
 
 class Provenance:
@@ -96,13 +101,13 @@ class Provenance:
         self._added: set[int] = set()               # the statements in the graph, by identity
         self._complete: set[Node] = set()           # places whose every writer is in the graph
         self._reached: list[Node] = []              # places that have just gained a mapping
-        # the names of those places, and mmap's, each with its readers added: an expression
-        # naming none holds no mapping
+        # the names of those places, and mmap's: an expression naming none holds no mapping
         self._mapped_names: set[str] = set()
-        self._written_names: set[str] = set()       # names whose writers are added
+        self._read: set[tuple[str, Scope]] = set()       # names (in their scope) whose readers are added
+        self._written: set[tuple[str, Scope]] = set()    # and those whose writers are
         if self.mappings:
             spelled = MMAP_CALLS | {name for name, model in self.program.models.items() if model.callee in MMAP_CALLS}
-            self._add_readers([name for name in sorted(spelled)
+            self._add_readers([(name, None) for name in sorted(spelled)
                                if self._library(name) in MMAP_CALLS and self._statements.readers(name)])
 
     # -- what a pointer points into ----------------------------------------------------------
@@ -158,52 +163,56 @@ class Provenance:
     def _statements(self) -> Statements:
         return Statements(self.program)
 
-    def _add_readers(self, names: Iterable[str]) -> None:
+    def _add_readers(self, names: Iterable[tuple[str, Scope]]) -> None:
         """Add the statements reading these names, then those reading each place that gains a
-        mapping through them, until none does (a name's readers are added once)."""
+        mapping through them, until none does (a name's readers are added once per scope)."""
         pending = list(names)
         while pending or self._reached:
             if not pending:
                 pending.extend(self._names(self._reached.pop()))
                 continue
-            name = pending.pop()
-            if name not in self._mapped_names:
+            name, scope = pending.pop()
+            if (name, scope) not in self._read:
+                self._read.add((name, scope))
                 self._mapped_names.add(name)
-                for statement in self._statements.readers(name):
+                for statement in self._statements.readers(name, scope):
                     self._add(statement)
 
     def _complete_back(self, places: list[Node]) -> None:
         """Add every statement that may write these places, and those writing what flows into
-        them, back to where their values are made (a name's writers are added once)."""
+        them, back to where their values are made (a name's writers are added once per scope)."""
         pending = list(places)
         while pending:
             place = pending.pop()
             if place in self._complete:
                 continue
             self._complete.add(place)
-            for name in self._names(place):
-                if name not in self._written_names:
-                    self._written_names.add(name)
-                    for statement in self._statements.writers(name):
+            for named in self._names(place):
+                if named not in self._written:
+                    self._written.add(named)
+                    for statement in self._statements.writers(*named):
                         self._add(statement)
             pending.extend(self._into.get(place, ()))
         self._add_readers(())
 
-    def _names(self, place: Node) -> Iterable[str]:
-        """The names a statement reading or writing this place spells: a variable's, a
-        field's, a function's (or the name of a call that runs it: `s->fetch(...)`)."""
+    def _names(self, place: Node) -> Iterable[tuple[str, Scope]]:
+        """The names a statement reading or writing this place spells, each with where such
+        statements are: a local variable's (or what its assignment gives it) in its function,
+        a global's, a field's or a function's (or the name of a call that runs it:
+        `s->fetch(...)`) anywhere."""
         kind = place[0]
         if kind in ("*", "entry"):
             return self._names(place[1])
         if kind == "=":
-            return (place[2],)
+            return ((place[2], place[3]),)
         if kind == "return":
-            return {place[2].rsplit("::", 1)[-1]} | {call.callee for call in self.program.callers_of(place[1], place[2])}
+            return ((name, None) for name in {place[2].rsplit("::", 1)[-1]}
+                    | {call.callee for call in self.program.callers_of(place[1], place[2])})
         if kind in ("global", "members"):
-            return (place[1],)
+            return ((place[1], None),)
         if kind == "local":
-            return (place[3],)
-        return (place[2],)              # "member", "member?", "field"
+            return ((place[3], (place[1], place[2])),)
+        return ((place[2], None),)              # "member", "member?", "field"
 
     def _add(self, statement: Assignment | Return | Call) -> None:
         if id(statement) in self._added:
@@ -492,8 +501,8 @@ def _at_home(expr: Expr | None, path: str, function: str | None) -> tuple[Expr |
 
 def _definition(assignment: Assignment) -> Node:
     """The place a local's assignment fills (Definitions tracks it): the value it gives the
-    local, which that assignment's reachers read, named by the local's name."""
-    return ("=", id(assignment), strip(assignment.target).op)
+    local, which that assignment's reachers read, named by the local's name in its function."""
+    return ("=", id(assignment), strip(assignment.target).op, (assignment.span.path, assignment.function))
 
 
 def _identity(call: Call) -> tuple[Span, ...]:
@@ -536,23 +545,59 @@ class Statements:
     def __init__(self, program: Program) -> None:
         self._program = program
 
-    def readers(self, name: str) -> list[Assignment | Return | Call]:
-        return self._named(name, readers=True)
+    def readers(self, name: str, scope: Scope = None) -> list[Assignment | Return | Call]:
+        return self._named(name, True, scope)
 
-    def writers(self, name: str) -> list[Assignment | Return | Call]:
-        return self._named(name, readers=False)
+    def writers(self, name: str, scope: Scope = None) -> list[Assignment | Return | Call]:
+        return self._named(name, False, scope)
 
-    def _named(self, name: str, readers: bool) -> list[Assignment | Return | Call]:
-        found = []
-        for facts, names in self._indexes:
-            for position in (names.readers if readers else names.writers).get(name, ()):
-                found.append(_statement(facts, position))
-        return found + self._calls_by_parameter.get(name, [])
+    def _named(self, name: str, readers: bool, scope: Scope) -> list[Assignment | Return | Call]:
+        """The statements naming `name`; with a scope, a local variable's function, only
+        those of that function (and of the lambdas written in it), and the calls of it when
+        the name is one of its parameters: no other statement reads or writes that variable."""
+        if scope is None:
+            found = [_statement(facts, position) for facts, names in map(self._indexes.get, self._files_naming.get(name, ()))
+                     for position in (names.readers if readers else names.writers).get(name, ())]
+            return found + self._calls_by_parameter.get(name, [])
+        path, function = scope
+        found = list(self._by_function(path, name, readers).get(function, ()))
+        fn = self._program.function_at(path, function)
+        if fn is not None and name in fn.params:
+            found += self._program.callers_of(path, function)
+        return found
+
+    def _by_function(self, path: str, name: str, readers: bool) -> dict[str, list[Assignment | Return | Call]]:
+        """A file's statements naming `name`, by the function they are written in (a
+        lambda's under its own name and each function it is written in)."""
+        found = self._grouped.get((path, name, readers))
+        if found is None:
+            found = self._grouped[(path, name, readers)] = defaultdict(list)
+            facts, names = self._indexes.get(path, (None, None))
+            for position in (names.readers if readers else names.writers).get(name, ()) if names else ():
+                statement = _statement(facts, position)
+                function = statement.function
+                while function is not None:
+                    found[function].append(statement)
+                    function = lambda_home(function)
+        return found
 
     @cached_property
-    def _indexes(self) -> list[tuple[FileFacts, StatementNames]]:
+    def _grouped(self) -> dict[tuple[str, str, bool], dict[str, list[Assignment | Return | Call]]]:
+        return {}
+
+    @cached_property
+    def _indexes(self) -> dict[str, tuple[FileFacts, StatementNames]]:
         """Each file's index: as its facts came (header macros expanded make it anew)."""
-        return [(facts, facts.names or statement_names(facts)) for facts in self._program.files.values()]
+        return {path: (facts, facts.names or statement_names(facts)) for path, facts in self._program.files.items()}
+
+    @cached_property
+    def _files_naming(self) -> dict[str, list[str]]:
+        """The files whose statements read or write a name, by the name."""
+        found: dict[str, list[str]] = defaultdict(list)
+        for path, (_, names) in self._indexes.items():
+            for name in names.readers.keys() | names.writers.keys():
+                found[name].append(path)
+        return found
 
     @cached_property
     def _calls_by_parameter(self) -> dict[str, list[Call]]:
