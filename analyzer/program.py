@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from . import constants
 from .expressions import address_base, brace_list, constant, is_store_through_pointer
@@ -158,12 +158,14 @@ class Program(Iteration):
     def file_of(self, span: Span) -> FileFacts:
         return self.files[span.path]
 
-    def calls(self, *callees: str, deep: bool = False) -> Iterator[Call]:
+    def calls(self, *callees: str, deep: bool = False, where: Callable[[Call], bool] | None = None) -> Iterator[Call]:
         """The calls of these functions: as written, and as the program's functions make them
-        at each of their calls (summaries.py; `deep`: however many calls away)."""
+        at each of their calls (summaries.py; `deep`: however many calls away).  `where`: only
+        the calls as written that it accepts, and their instances (a rule that can tell which
+        written calls matter spares the summaries of the others)."""
         for callee in sorted(callees):      # rules pass sets: one order whatever the hash seed
-            yield from self.library_calls(callee)
-            yield from self.summaries.instances(callee, deep)
+            yield from filter(where, self.library_calls(callee)) if where is not None else self.library_calls(callee)
+            yield from self.summaries.instances(callee, deep, where)
 
     def written_calls(self, *callees: str) -> Iterator[Call]:
         """The calls of these names as written in the source, no instance (methods and calls

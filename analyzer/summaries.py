@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from .expressions import alternatives
 from .models import by_callee
@@ -43,17 +43,33 @@ class Summaries:
         self.max_depth = max_depth
         self._instances: dict[tuple[str, bool], list[Call]] = {}
 
-    def instances(self, callee: str, deep: bool = False) -> list[Call]:
+    def instances(self, callee: str, deep: bool = False, where: Callable[[Call], bool] | None = None) -> list[Call]:
         """Every call of `callee` made through a function of the program, as seen at each call
-        of that function (and of the functions calling it, as far as the summary reaches)."""
+        of that function (and of the functions calling it, as far as the summary reaches);
+        `where`: only those of the calls as written (or as a model makes them) it accepts."""
+        if where is not None:
+            return self._propagate(callee, deep, where)
         found = self._instances.get((callee, deep))
         if found is None:
             found = self._instances[(callee, deep)] = self._propagate(callee, deep)
         return found
 
-    def _propagate(self, callee: str, deep: bool) -> list[Call]:
-        modelled = self._modelled(callee)
-        return modelled + self.spread((*self.program.library_calls(callee), *modelled), deep)
+    def _propagate(self, callee: str, deep: bool, where: Callable[[Call], bool] = lambda call: True) -> list[Call]:
+        modelled = [call for call in self._modelled(callee) if where(call)]
+        return modelled + self.spread((*filter(where, self.program.library_calls(callee)), *modelled), deep)
+
+    def varies(self, expr: Expr | None, path: str, function: str | None) -> bool:
+        """Whether an expression of a function may be another one at the function's calls:
+        it names a parameter, or a local variable the function hands back (`return fp;`),
+        which each call's instance replaces with what that call passes or keeps the result
+        in.  Any other expression is the same place at every instance (Scoped in its home)."""
+        if expr is None or function is None:
+            return False
+        fn = self.program.function_at(path, function)
+        if fn is None:
+            return False
+        replaced = (set(fn.params) | self._handed_back(path, fn.qualified)) - {""}
+        return any(node.kind == IDENTIFIER and node.op in replaced for node in _own_nodes(expr))
 
     def spread(self, effects: Iterable[Call], deep: bool = False, carry: bool = True) -> list[Call]:
         """The instances of these effects (calls, or other operations written as Call facts:

@@ -145,8 +145,8 @@ def check(program: Program):
                   f"{spelled} runs {hot.describe()}: every record becomes its own "
                   "write() system call", related=hot.related(), operation=hot.operation_span)
     unbuffered = _unbuffered_streams(program)
-    for call in program.calls(*WRITES, *STDOUT_WRITES) if unbuffered else ():
-        stream = _stream(program, call.arg(WRITES[call.callee]) if call.callee in WRITES else STDOUT, call)
+    for call in program.calls(*WRITES, *STDOUT_WRITES, where=_may_write(program, unbuffered)) if unbuffered else ():
+        stream = _stream(program, _written(call), call)
         if stream not in unbuffered:
             continue
         hot = program.call_per_iteration(call)
@@ -157,6 +157,26 @@ def check(program: Program):
                       f"{hot.describe()}: every write is its own write() system call",
                       related=(Related(made.span, "the stream is made unbuffered here"),) + hot.related(),
                       operation=hot.operation_span)
+
+
+def _written(call):
+    """The stream a stdio write writes."""
+    return call.arg(WRITES[call.callee]) if call.callee in WRITES else STDOUT
+
+
+def _may_write(program: Program, unbuffered: dict):
+    """Whether a write as written may write one of these streams, itself or at an instance
+    of it: its stream is one, or a standard stream one of them is in some file (each file's
+    is its own: an instance in another file writes that file's), or one its function's
+    calls hand it (summaries.varies)."""
+    standard = {key[1] for key in unbuffered if key[0] == "global" and key[1] in STANDARD_STREAMS}
+
+    def may(call) -> bool:
+        stream = _written(call)
+        key = _stream(program, stream, call)
+        return (key in unbuffered or key is not None and key[0] == "global" and key[1] in standard
+                or program.summaries.varies(stream, call.span.path, call.function))
+    return may
 
 
 def _flushes(program: Program):
