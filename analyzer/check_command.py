@@ -111,7 +111,7 @@ def _check_parser(formats: list[str], merging: bool = False) -> argparse.Argumen
                          help="add DIR to clang's include path (files without a compile_commands.json entry)")
     parsing.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                          help="define a macro for clang (files without a compile_commands.json entry)")
-    parsing.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel jobs (default: CPU count)")
+    parsing.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes for parsing, and for the rules of a large program (default: CPU count)")
     parsing.add_argument("--max-file-size", type=int, metavar="BYTES",
                          help="skip larger files (default: 4 MiB)")
     parsing.add_argument("--parse-timeout", type=float, metavar="SECONDS", help="skip a file whose parse "

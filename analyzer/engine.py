@@ -7,7 +7,9 @@ import inspect
 import os
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
+from itertools import chain
 from pathlib import Path
+from typing import Iterator
 
 from . import models, sources, suppressions, workers
 from . import progress as progress_bars
@@ -22,6 +24,7 @@ from .program import Program
 from .provenance import statement_names
 from .progress import Progress
 from .registry import Rule, load_rules
+from .rule_workers import rule_results
 
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
 # Per file, far beyond real code: a 4 MiB file parses in seconds and under 300 MiB; a file
@@ -351,13 +354,12 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
     late = [r for r in rules if "run" in inspect.signature(r.check).parameters]
     early = [r for r in rules if r not in late]
     run = RunState(directives, tuple(early))
-    for rule in early + late:
-        checked()
-        try:
-            hits = list(rule.check(program, run=run) if rule in late else rule.check(program))
-        except Exception as exc:   # noqa: BLE001 - a rule's bug (a plugin's too) must not end the run
+    jobs = job_count(settings.jobs, len(early))
+    # a rule that reads the run comes after the others, whose findings its directives count
+    for rule, hits in chain(rule_results(program, early, jobs, checked), _late_results(program, late, run, checked)):
+        if isinstance(hits, str):
             report.errors.append(FileError(f"<rule {rule.id}>", f"internal error in rule {rule.id} "
-                                           f"({type(exc).__name__}: {exc}); its findings are missing"))
+                                           f"({hits}); its findings are missing"))
             continue
         for hit in hits:
             finding = Finding(
@@ -377,6 +379,15 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
     report.findings = _one_per_place(report.findings)
     report.sort()
     return report
+
+
+def _late_results(program: Program, late: list[Rule], run: RunState, checked) -> Iterator[tuple[Rule, list | str]]:
+    for rule in late:
+        checked()
+        try:
+            yield rule, list(rule.check(program, run=run))
+        except Exception as exc:   # noqa: BLE001 - a rule's bug (a plugin's too) must not end the run
+            yield rule, f"{type(exc).__name__}: {exc}"
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

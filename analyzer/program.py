@@ -439,6 +439,15 @@ class Program(Iteration):
                             _system_call(call.callee, call.args[:1] if call.args else ()))
         return made
 
+    def prepare(self) -> None:
+        """Build the analyses most rules ask for first: the callers of every function, and,
+        when the program maps anything, where the mappings' addresses flow.  Done before
+        the rules are spread over processes (rule_workers.py), each of which would otherwise
+        build them again."""
+        self.callers_of("", None)
+        if self.mappings:
+            self.provenance
+
     @cached_property
     def provenance(self) -> Provenance:
         """Where the value of each pointer may come from (provenance.py)."""

@@ -1,0 +1,82 @@
+"""The rules spread over worker processes (rule_workers.py) find what they find in one
+process, report a rule's failure the same way, and are used only for a program large
+enough to pay for them."""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from mmaplint.analyzer import rule_workers
+from mmaplint.analyzer.engine import Settings, analyze, parse_file, select_rules
+from mmaplint.analyzer.registry import load_rules
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def pools(monkeypatch) -> list:
+    """The worker pools the rules start (each pool's job count; the parse has its own)."""
+    started = []
+
+    class Counted(rule_workers.workers.Pool):
+        def __init__(self, function, jobs, budget):
+            if function is not parse_file:
+                started.append(jobs)
+            super().__init__(function, jobs, budget)
+    monkeypatch.setattr(rule_workers.workers, "Pool", Counted)
+    return started
+
+
+def _run(paths: list[Path], jobs: int, rules=None):
+    report = analyze([str(p) for p in paths], Settings(frontend="tree-sitter", jobs=jobs), rules)
+    return ([(f.rule, f.span, f.message, f.related) for f in report.findings],
+            [(e.path, e.message) for e in report.errors])
+
+
+def test_the_findings_of_every_fixture_are_the_same_in_workers(monkeypatch, pools) -> None:
+    alone = _run([FIXTURES], jobs=1)
+    assert pools == [] and len(alone[0]) > 100
+    monkeypatch.setattr(rule_workers, "PARALLEL_CALLS", 0)
+    assert _run([FIXTURES], jobs=2) == alone
+    assert pools == [2]
+
+
+def _broken(rule_id: str, how):
+    def check(program):
+        how()
+        yield
+    return [replace(r, check=check) if r.id == rule_id else r
+            for r in select_rules(load_rules(), ("MML001", "MML005"), ())]
+
+
+def _raise() -> None:
+    raise ValueError("simulated")
+
+
+def test_a_rule_that_raises_in_a_worker_is_reported_as_in_one_process(monkeypatch, pools) -> None:
+    monkeypatch.setattr(rule_workers, "PARALLEL_CALLS", 0)
+    program = [FIXTURES / "MML001_msync_in_loop.c"]
+    alone = _run(program, jobs=1, rules=_broken("MML005", _raise))
+    assert alone[1] == [("<rule MML005>", "internal error in rule MML005 (ValueError: simulated); "
+                                           "its findings are missing")]
+    assert {f[0] for f in alone[0]} == {"MML001"}
+    assert _run(program, jobs=2, rules=_broken("MML005", _raise)) == alone
+    assert pools == [2]
+
+
+def test_a_worker_that_dies_costs_its_rule_alone(monkeypatch, pools) -> None:
+    monkeypatch.setattr(rule_workers, "PARALLEL_CALLS", 0)
+    program = [FIXTURES / "MML001_msync_in_loop.c"]
+    findings, errors = _run(program, jobs=2, rules=_broken("MML005", lambda: os._exit(3)))
+    assert errors == [("<rule MML005>", "internal error in rule MML005 (its worker process ended "
+                                        "(exit status 3)); its findings are missing")]
+    assert findings == _run(program, jobs=1, rules=_broken("MML005", _raise))[0]
+    assert pools == [2]
+
+
+def test_a_small_program_keeps_its_rules_in_process(pools) -> None:
+    assert _run([FIXTURES / "MML001_msync_in_loop.c"], jobs=2)[0]
+    assert pools == []
