@@ -24,7 +24,7 @@ from .program import Program
 from .provenance import statement_names
 from .progress import Progress
 from .registry import Rule, load_rules
-from .rule_workers import rule_results
+from .rule_workers import rule_hits, rule_results
 
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
 # Per file, far beyond real code: a 4 MiB file parses in seconds and under 300 MiB; a file
@@ -384,10 +384,7 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
 def _late_results(program: Program, late: list[Rule], run: RunState, checked) -> Iterator[tuple[Rule, list | str]]:
     for rule in late:
         checked()
-        try:
-            yield rule, list(rule.check(program, run=run))
-        except Exception as exc:   # noqa: BLE001 - a rule's bug (a plugin's too) must not end the run
-            yield rule, f"{type(exc).__name__}: {exc}"
+        yield rule, rule_hits(rule, program, run=run)
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

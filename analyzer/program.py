@@ -444,7 +444,7 @@ class Program(Iteration):
         when the program maps anything, where the mappings' addresses flow.  Done before
         the rules are spread over processes (rule_workers.py), each of which would otherwise
         build them again."""
-        self.callers_of("", None)
+        self._callers
         if self.mappings:
             self.provenance
 

@@ -31,9 +31,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Iterable
 
 from .expressions import address_of, through_pointer
-from .iteration import lambda_home
 from .facts import (BINARY, CALL, CAST, COND, IDENTIFIER, INT, MEMBER, OTHER, RANGE_ELEMENT, STRING, SUBSCRIPT,
                     UNARY, Assignment, Call, Expr, FileFacts, Function, Loop, Return, Scoped, Span, StatementNames, strip)
+from .iteration import lambda_home
 
 if TYPE_CHECKING:
     from .program import Mapping, Program
