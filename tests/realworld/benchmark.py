@@ -17,8 +17,8 @@ the process and the workers it waited for.  The sections:
                lines per CPU second, against tree-sitter's bare parse of the same files
   jobs         `mmaplint check -j 2` against -j 1, wall time, for both frontends
                (on --tree, default the package's tree)
-  rules        `mmaplint merge` (load the facts, build the program, run every rule) of the
-               tree copied four times against the same of one copy (tree-sitter facts,
+  rules        `mmaplint merge -j 1` (load the facts, build the program, run every rule) of
+               the tree copied four times against the same of one copy (tree-sitter facts,
                written once beforehand)
   imports      `python -m mmaplint --version` against `python -c pass`: what importing
                mmaplint adds to a process; and one file checked with --frontend fast
@@ -215,9 +215,12 @@ def main(argv: list[str] | None = None) -> int:
                 shards[name] = str(work / f"{len(trees)}.facts")
                 subprocess.run(_mmaplint("check", "--no-cache", "--frontend", "tree-sitter", "--shard", "1/1",
                                          "-o", shards[name], *map(str, trees)), check=True, capture_output=True)
-            side_by_side("whole-program phase (`mmaplint merge`: load facts, program, every rule), tree x4 vs x1",
-                         ("four copies", _mmaplint("merge", "-q", "--exit-zero", "--frontend", "tree-sitter", shards["four copies"])),
-                         ("one copy", _mmaplint("merge", "-q", "--exit-zero", "--frontend", "tree-sitter", shards["one copy"])),
+            # one job: how the phase grows with the code, which rule workers would hide (four
+            # copies are large enough for them, one is not)
+            merge = ("merge", "-q", "--exit-zero", "--frontend", "tree-sitter", "-j", "1")
+            side_by_side("whole-program phase (`mmaplint merge -j 1`: load facts, program, every rule), tree x4 vs x1",
+                         ("four copies", _mmaplint(*merge, shards["four copies"])),
+                         ("one copy", _mmaplint(*merge, shards["one copy"])),
                          args.runs)
         if "imports" in sections:
             found = side_by_side("start-up: `python -m mmaplint --version` vs `python -c pass`",
