@@ -355,7 +355,9 @@ class FileFacts:
     # (then, else) of each `if` with an else and each `?:`: code in one never runs after code
     # in the other, though the else follows the then in the text
     alternatives: tuple[tuple[Span, Span], ...] = ()
-    comments: tuple[tuple[int, str], ...] = ()   # (line, comment text) for every comment line
+    # (line, comment text) for each comment line that may hold a suppression directive
+    # (suppressions.may_hold_directive): what the run reads of comments
+    comments: tuple[tuple[int, str], ...] = ()
     lines: int = 0
     includes: tuple[str, ...] = ()   # the other files read to make these facts (clang: headers)
     # derived from the rest (provenance.statement_names); None: worked out when asked

@@ -44,13 +44,19 @@ def _codes(text: str, after: int) -> tuple[tuple[str, ...] | None, bool]:
     return tuple(c.strip() for c in rest[1:close].split(",") if c.strip()), True
 
 
+def may_hold_directive(text: str) -> bool:
+    """Whether a comment line may hold a directive: the frontends keep only such lines (a
+    program's other comments are many, and nothing reads them)."""
+    return MARKER in text.lower() or "NOLINT" in text
+
+
 def parse(path: str, comments: tuple[tuple[int, str], ...]) -> list[Directive]:
     directives = []
     for line, text in comments:
+        if not may_hold_directive(text):
+            continue
         lowered = text.lower()
         at = lowered.find(MARKER)
-        if at < 0 and "NOLINT" not in text:
-            continue            # most comments: a program's many, read on every run
         span = Span(path, line, 1, line, 1)
         if at >= 0:
             rest = lowered[at + len(MARKER):].lstrip()

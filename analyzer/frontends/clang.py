@@ -13,6 +13,7 @@ from clang.cindex import Diagnostic, Index, SourceLocation, SourceRange, Transla
 from ..discovery import HEADERS, source_suffix
 from ..facts import FileFacts, FrontendError, FrontendOptions
 from ..frequency import parameter_guards, relevant_guards
+from ..suppressions import may_hold_directive
 from . import clang_native as native
 from .clang_includes import builtin_include_dir
 from .clang_walk import FactWalker
@@ -59,7 +60,8 @@ def _check_errors(tu: TranslationUnit) -> None:
 
 
 def _comments(tu: TranslationUnit, path: str, source: bytes) -> list[tuple[int, str]]:
-    """(line, text) for each line a comment covers, from clang's lexer."""
+    """(line, text) for each line a comment covers that may hold a suppression directive,
+    from clang's lexer."""
     if not source:
         return []
     main = tu.get_file(path)
@@ -71,7 +73,8 @@ def _comments(tu: TranslationUnit, path: str, source: bytes) -> list[tuple[int, 
             if kind == native.COMMENT:
                 start, end = tokens.extent(tokens[index])
                 text = source[start[2]:end[2]].decode("utf-8", "replace")
-                found.extend((start[0] + index, part.rstrip("\r")) for index, part in enumerate(text.split("\n")))
+                found.extend((start[0] + index, part.rstrip("\r")) for index, part in enumerate(text.split("\n"))
+                             if may_hold_directive(part))
     return found
 
 

@@ -21,6 +21,7 @@ from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDEN
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, parameter_guards, relevant_guards,
                          test_build, trace_off, trace_switch)
 from ..discovery import HEADERS, source_suffix
+from ..suppressions import may_hold_directive
 from .ts_expr import Bindings, Converter, MacroConverter, called_field, unwrap
 from .ts_grammar import Grammar, grammar, parse as parse_text
 from .ts_macros import Macros
@@ -863,11 +864,13 @@ class _FileReader:
         return returns, bare
 
     def _comments(self) -> list[tuple[int, str]]:
+        """(line, text) of each comment line that may hold a suppression directive."""
         comments = []
         for node in self.captures.get("comment", ()):
             first = bisect_right(self.lines.starts, node.start_byte)
             for offset, line in enumerate(text(self.source, node).split("\n")):
-                comments.append((first + offset, line.rstrip("\r")))
+                if may_hold_directive(line):
+                    comments.append((first + offset, line.rstrip("\r")))
         return comments
 
     def _constants(self) -> None:
