@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from itertools import chain
 from pathlib import Path
-from typing import Iterator
 
 from . import models, sources, suppressions, workers
 from . import progress as progress_bars
@@ -24,7 +23,7 @@ from .program import Program
 from .provenance import statement_names
 from .progress import Progress
 from .registry import Rule, load_rules
-from .rule_workers import rule_hits, rule_results
+from .rule_workers import in_process, rule_results
 
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
 # Per file, far beyond real code: a 4 MiB file parses in seconds and under 300 MiB; a file
@@ -356,7 +355,7 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
     run = RunState(directives, tuple(early))
     jobs = job_count(settings.jobs, len(early))
     # a rule that reads the run comes after the others, whose findings its directives count
-    for rule, hits in chain(rule_results(program, early, jobs, checked), _late_results(program, late, run, checked)):
+    for rule, hits in chain(rule_results(program, early, jobs, checked), in_process(program, late, checked, run=run)):
         if isinstance(hits, str):
             report.errors.append(FileError(f"<rule {rule.id}>", f"internal error in rule {rule.id} "
                                            f"({hits}); its findings are missing"))
@@ -379,12 +378,6 @@ def _check(results: list, rules: list[Rule], settings: Settings, report: Report,
     report.findings = _one_per_place(report.findings)
     report.sort()
     return report
-
-
-def _late_results(program: Program, late: list[Rule], run: RunState, checked) -> Iterator[tuple[Rule, list | str]]:
-    for rule in late:
-        checked()
-        yield rule, rule_hits(rule, program, run=run)
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

@@ -540,10 +540,13 @@ class Statements:
     names they read and the names they write: a statement reads only places its text names
     (a variable, a field, what a function it calls returns, what those point to), and writes
     only those too, or the parameters of the functions it calls.  Each file's own index
-    (statement_names) is made with its facts; a question about a name looks it up in each."""
+    (statement_names) is made with its facts; a question about a name looks it up in the files
+    that spell it, or, for a local variable, in its own function's statements."""
 
     def __init__(self, program: Program) -> None:
         self._program = program
+        # (path, name, readers or writers) -> the file's statements naming it, by function
+        self._grouped: dict[tuple[str, str, bool], dict[str, list[Assignment | Return | Call]]] = {}
 
     def readers(self, name: str, scope: Scope = None) -> list[Assignment | Return | Call]:
         return self._named(name, True, scope)
@@ -580,10 +583,6 @@ class Statements:
                     found[function].append(statement)
                     function = lambda_home(function)
         return found
-
-    @cached_property
-    def _grouped(self) -> dict[tuple[str, str, bool], dict[str, list[Assignment | Return | Call]]]:
-        return {}
 
     @cached_property
     def _indexes(self) -> dict[str, tuple[FileFacts, StatementNames]]:

@@ -33,9 +33,7 @@ def rule_results(program: Program, rules: list[Rule], jobs: int,
     """Each rule's hits, or the one line saying what stopped it, in the rules' order; in
     `jobs` workers when there are more than one and the program is large enough."""
     if jobs < 2 or len(rules) < 2 or sum(len(f.calls) for f in program.files.values()) < PARALLEL_CALLS:
-        for rule in rules:
-            checked()
-            yield rule, rule_hits(rule, program)
+        yield from in_process(program, rules, checked)
         return
     program.prepare()
 
@@ -53,6 +51,15 @@ def rule_results(program: Program, rules: list[Rule], jobs: int,
             results[index] = _failure(outcome) if isinstance(outcome, workers.Failure) else outcome
     for index, rule in enumerate(rules):
         yield rule, results[index]
+
+
+def in_process(program: Program, rules: list[Rule], checked: Callable[[], None],
+               **context) -> Iterator[tuple[Rule, list[Hit] | str]]:
+    """Each rule's hits (or what stopped it), run here in turn; `context`: what else their
+    checks take."""
+    for rule in rules:
+        checked()
+        yield rule, rule_hits(rule, program, **context)
 
 
 def rule_hits(rule: Rule, program: Program, **context) -> list[Hit] | str:
