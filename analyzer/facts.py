@@ -194,8 +194,10 @@ STEP_OPS = frozenset({"++", "--", "+=", "-="})
 @dataclass(frozen=True)
 class Assignment:
     """`target op value`: plain and compound assignments, initialised declarations
-    (op "="), ++/-- (op "++"/"--", value None), and a range-for's variable
-    (`for (auto x : v)`: target x, op RANGE_ELEMENT, value v, inside the loop)."""
+    (op "="), ++/-- (op "++"/"--", value None), a range-for's variable
+    (`for (auto x : v)`: target x, op RANGE_ELEMENT, value v, inside the loop), and, in a
+    function, each field a brace list sets (`struct region r = {.base = p}`, `r =
+    (struct region){p, n}`, `Segment s{p, n}`: target `r.base`, value p, at the item)."""
 
     target: Expr
     op: str

@@ -16,7 +16,7 @@ from typing import Callable
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit, TypeKind
 
-from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, IDENTIFIER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
+from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, IDENTIFIER, MEMBER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span, TemplateUse, shortened)
 from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, WALKS,
                          bounds_check, may_bound, may_matter, trace_off)
@@ -608,6 +608,7 @@ class FactWalker:
             self._assign(cursor, target, op, self.exprs.build(right))
             if op == "=":
                 self._note_result(right, target)
+                self._fields_assigned(target, right)
                 member = look_through(left)
                 if member._kind_id == _K.MEMBER_REF_EXPR.value:    # ops->queue = mmap_queue
                     field = native.referenced(member)
@@ -667,6 +668,7 @@ class FactWalker:
             target = Expr(IDENTIFIER, name, name)
             self._assign(cursor, target, "=", self.exprs.build(value))
             self._note_result(value, target)
+            self._fields_assigned(target, value)
         elif value is not None:
             self._note_result(value, Expr(IDENTIFIER, name, name))     # `File f(path)`: the object made
         while value is not None and value._kind_id == _K.UNEXPOSED_EXPR.value and len(kids := native.children(value)) == 1:
@@ -713,26 +715,48 @@ class FactWalker:
                 table = None
         elif self._table is not None and native.identity(cursor) in self._table_lists:
             table = self._table
+        for fields, value, item in self._list_fields(cursor, items):
+            self._bind(native.spelling(fields[-1]), value, item, table, owner_of(fields[-1]))
+        return native.RECURSE
+
+    def _list_fields(self, cursor: Cursor, items: list[Cursor]) -> list[tuple[list[Cursor], Cursor, Cursor]]:
+        """The fields a brace list of a struct gives values, each (the field declarations of its
+        designator, the value, the item): by designator (`.base = p`; `.a.b = p` names two) when
+        the list has any, else by position in the struct's declaration."""
         designated = [(item, parts) for item in items if item._kind_id == _K.UNEXPOSED_EXPR.value
                       for parts in [native.children(item)] if parts and parts[0]._kind_id == _K.MEMBER_REF.value]
         if designated:
-            for item, parts in designated:
-                fields = [part for part in parts if part._kind_id == _K.MEMBER_REF.value]
-                self._bind(native.spelling(fields[-1]), parts[-1], item, table,
-                           owner_of(native.referenced(fields[-1])))
-        else:
-            declaration = native.type_declaration(cursor)
-            for field, item in zip(self._fields_of(declaration), items):
-                self._bind(field, item, item, table, struct_name(declaration))
-        return native.RECURSE
+            return [([native.referenced(part) for part in parts if part._kind_id == _K.MEMBER_REF.value], parts[-1], item)
+                    for item, parts in designated]
+        return [([field], item, item) for field, item in zip(self._fields_of(native.type_declaration(cursor)), items)]
+
+    def _fields_assigned(self, target: Expr, value: Cursor | None) -> None:
+        """What a brace list gives each field of the struct it initialises (`struct region r =
+        {.base = p, .len = n}`, `r = (struct region){...}`, `Segment s{p, n}`) is assigned to
+        that field of the target, as `r.base = p` would be; a nested list, to the fields of
+        that field.  In functions only: a file-scope list holds constants and functions
+        (FieldBinding), not memory a value flows into."""
+        brace = _brace_list(value)
+        if brace is None or self._function is None:
+            return
+        for fields, given, item in self._list_fields(brace, native.children(brace)):
+            member = target
+            for field in fields:
+                name = native.spelling(field)
+                member = Expr(MEMBER, f"{member.text}.{name}", name, (member,), field_of=owner_of(field))
+            if _brace_list(given) is not None:
+                self._fields_assigned(member, given)
+                continue
+            start, end = self._file.extent(item)[0], self._file.extent(given)[1]
+            self.assignments.append(Assignment(member, "=", self.exprs.build(given), self._span_of(start, end),
+                                               self._function, self._loops_at(start[2])))
 
     @staticmethod
-    def _fields_of(declaration: Cursor | None) -> list[str]:
-        """Field names in declaration order when the list initialises a struct, else none."""
+    def _fields_of(declaration: Cursor | None) -> list[Cursor]:
+        """The field declarations in order when the list initialises a struct, else none."""
         if declaration is None or declaration._kind_id not in (_K.STRUCT_DECL.value, _K.CLASS_DECL.value):
             return []
-        return [native.spelling(field) for field in native.children(declaration)
-                if field._kind_id == _K.FIELD_DECL.value]
+        return [field for field in native.children(declaration) if field._kind_id == _K.FIELD_DECL.value]
 
     def _bind(self, field: str, value: Cursor, span_from: Cursor, table: str | None, struct: str | None) -> None:
         """Record `field = function` when the value is a bare function name."""
@@ -745,3 +769,10 @@ class FactWalker:
             end = self._file.extent(value)[1]
             self.field_bindings.append(FieldBinding(field, name, self._span_of(start, end), table, struct))
 
+
+def _brace_list(value: Cursor | None) -> Cursor | None:
+    """The brace list a value is, as written or as a compound literal's (`(struct region){...}`)."""
+    value = look_through(value) if value is not None else None
+    if value is not None and value._kind_id == _K.COMPOUND_LITERAL_EXPR.value:
+        value = native.children(value)[-1] if native.children(value) else None
+    return value if value is not None and value._kind_id == _K.INIT_LIST_EXPR.value else None

@@ -9,13 +9,14 @@ from __future__ import annotations
 import gc
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
+from functools import cached_property
 from itertools import accumulate, count
 from operator import itemgetter
 from typing import Iterator
 
 from tree_sitter import Node
 
-from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDENTIFIER, INT, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
+from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDENTIFIER, INT, MEMBER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry,
                      shortened)
 from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, parameter_guards, relevant_guards,
@@ -456,9 +457,28 @@ class _FileReader:
             self._macro_guards(frame)
         for site in frame.sites.assignments:
             function, loops, span, key = self._place(frame, site.start, site.end)
+            target = frame.conv.expr(site.target)
+            if site.field is not None and (target := self._field_set(frame, site, target, function)) is None:
+                continue
             value = self._expanded(frame, site.value) or frame.conv.expr(site.value) if site.value is not None else None
-            self.pending_assignments.append((key, frame.conv.expr(site.target), site.op, value,
-                                             span, function, loops))
+            self.pending_assignments.append((key, target, site.op, value, span, function, loops))
+
+    def _field_set(self, frame: _Frame, site, target: Expr, function: str | None) -> Expr | None:
+        """The field of the target a brace list's item sets (AssignSite.field); None where it is
+        not known, or at file scope: a file-scope list holds constants and functions
+        (FieldBinding, TableEntry), not memory a value flows into.  By position, the field of a
+        struct of plain fields the file declares (a struct declared elsewhere, or with member
+        functions, static members or bases, may not take its list in that order)."""
+        if function is None:
+            return None
+        struct = frame.conv.types.of(site.target, site.start) if frame.conv.types is not None else None
+        field = site.field
+        if isinstance(field, int):
+            fields = self._aggregates.get(struct, ()) if struct is not None else ()
+            if field >= len(fields) or not fields[field]:
+                return None
+            field = fields[field]
+        return Expr(MEMBER, f"{target.text}.{field}", field, (target,), field_of=struct)
 
     def _expanded(self, frame: _Frame, node: Node) -> Expr | None:
         """The value of a function-like macro's invocation whose body is one call, as clang
@@ -652,6 +672,16 @@ class _FileReader:
         return entries
 
     def _struct_fields(self) -> list[StructFields]:
+        return [fields for _, fields in self._structs]
+
+    @cached_property
+    def _aggregates(self) -> dict[str, tuple[str, ...]]:
+        """The fields in order of the file's structs of plain fields, by tag and typedef name:
+        those a brace list without designators fills by position."""
+        return {name: fields.fields for node, fields in self._structs if _plain_fields(node) for name in fields.names}
+
+    @cached_property
+    def _structs(self) -> list[tuple[Node, StructFields]]:
         """Each struct declaration's fields in order, under its tag and typedef names."""
         found = []
         for node in self.captures.get("struct", ()):
@@ -670,7 +700,7 @@ class _FileReader:
                 fields += [declared_name(self.source, d, prototypes=True) or "" for d in declarators]
                 types += [type_name(self.source, member.child_by_field_name("type")) or ""] * len(declarators)
             if names and fields:
-                found.append(StructFields(tuple(names), tuple(fields), tuple(types)))
+                found.append((node, StructFields(tuple(names), tuple(fields), tuple(types))))
         return found
 
     def _type_aliases(self) -> list[tuple[str, str]]:
@@ -958,3 +988,17 @@ class _FileReader:
                                if (then := node.parent.child_by_field_name("consequence")) is not None),
             comments=tuple(self._comments()), lines=self.lines.count)
 
+
+def _plain_fields(struct: Node) -> bool:
+    """Whether a struct's body is fields alone, each one a list fills in turn: no member
+    function, static member, access label, base, nested anonymous member or preprocessor group."""
+    if any(child.type == "base_class_clause" for child in struct.children):
+        return False
+    for member in struct.child_by_field_name("body").named_children:
+        if member.type == "comment":
+            continue
+        declarators = member.children_by_field_name("declarator") if member.type == "field_declaration" else []
+        if not declarators or any(d.type == "function_declarator" for d in declarators) or any(
+                child.type == "storage_class_specifier" for child in member.children):
+            return False
+    return True

@@ -23,6 +23,9 @@ class AssignSite(NamedTuple):    # a tuple: files have thousands
     target: Node
     op: str
     value: Node | None
+    # a brace list's item: the field of the target it sets, by name (a designator) or by
+    # position (the struct's declaration names it); None: the target itself
+    field: str | int | None = None
 
 
 class ConstructSite(NamedTuple):
@@ -58,7 +61,7 @@ class Sites:
         assignments = _assignments(captures)
         results = {}
         for site in assignments:
-            if site.op == "=" and site.value is not None:
+            if site.op == "=" and site.value is not None and site.field is None:
                 value = unwrap(site.value)
                 if value.type == "call_expression":
                     results[value.start_byte, value.end_byte] = site.target
@@ -129,6 +132,38 @@ def _element_callable(call: Node) -> tuple[Node, str] | None:
     return handed, "std::" + name.rsplit("::", 1)[-1]
 
 
+def _field_sites(target: Node, value: Node) -> list[AssignSite]:
+    """What a brace list gives each field of the struct it initialises (`struct region r =
+    {.base = p, .len = n}`, `r = (struct region){...}`, `Segment s{p, n}`): one assignment of
+    the target's field per item, by its designator when the list has any (one field each:
+    `.a.b = x` and `[i] = x` are left out), else by its position.  Not a list with a
+    preprocessor group or a syntax error among its items (positions would shift), nor one
+    whose item is itself a list."""
+    value = unwrap(value)
+    if value.type == "compound_literal_expression":
+        value = value.child_by_field_name("value")
+    if value is None or value.type != "initializer_list":
+        return []
+    items = [item for item in value.named_children if item.type != "comment"]
+    if any(item.type == "ERROR" or item.type.startswith("preproc") or item.type == "initializer_list"
+           for item in items):
+        return []
+    if not any(item.type == "initializer_pair" for item in items):
+        return [AssignSite(item.start_byte, item.end_byte, target, "=", item, position)
+                for position, item in enumerate(items)]
+    sites = []
+    for item in items:
+        designators, given = item.children_by_field_name("designator"), item.child_by_field_name("value")
+        if item.type != "initializer_pair" or len(designators) != 1 or given is None:
+            continue
+        field = designators[0]
+        if field.type == "field_designator" and field.named_child_count:
+            field = field.named_children[0]
+        if field.type == "field_identifier" and given.type != "initializer_list":
+            sites.append(AssignSite(item.start_byte, item.end_byte, target, "=", given, field.text.decode("utf-8", "replace")))
+    return sites
+
+
 def _variable_start(init: Node) -> int:
     """Where clang starts an initialised variable: the first of a declaration
     at the declaration's start (its type), later ones at their name."""
@@ -170,8 +205,10 @@ def _assignments(captures: dict[str, list[Node]]) -> list[AssignSite]:
     for node in captures.get("assign", ()):
         target, op = node.child_by_field_name("left"), node.child_by_field_name("operator")
         if target is not None and op is not None:
-            sites.append(AssignSite(node.start_byte, node.end_byte, target, op.type,
-                                    node.child_by_field_name("right")))
+            value = node.child_by_field_name("right")
+            sites.append(AssignSite(node.start_byte, node.end_byte, target, op.type, value))
+            if op.type == "=" and value is not None:
+                sites.extend(_field_sites(target, value))
     for node in captures.get("update", ()):
         target, op = node.child_by_field_name("argument"), node.child_by_field_name("operator")
         if target is not None and op is not None:
@@ -196,5 +233,7 @@ def _assignments(captures: dict[str, list[Node]]) -> list[AssignSite]:
         # `Arena arena(3, len)` constructs an object: no assignment, as clang sees it.
         if target is not None and (value is None or value.type != "argument_list"):
             sites.append(AssignSite(_variable_start(node), node.end_byte, target, "=", value))
+            if value is not None:
+                sites.extend(_field_sites(target, value))
     sites.sort(key=lambda site: (site.start, site.end))   # declarators of one declaration share a start
     return sites
