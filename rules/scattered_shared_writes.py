@@ -26,7 +26,9 @@ store reached through calls is reported at the call in the loop's body that
 leads to it (a bucket helper called per key), with the calls down to the store
 as related locations, and it is judged with what that call passes: a helper
 handed the mapping by one caller and a heap buffer by another is reported only
-at the first's loop. A suppression at either end silences it.
+at the first's loop, and a helper whose own loop scatters the stores is reported
+at its store when some call of it hands it the mapping alone. A suppression at
+either end silences it.
 Whether the offset scatters is asked across the loop's iterations: what the
 loop and the functions it runs (followed as deep as "per iteration" is)
 assign, the arguments it passes them (a seek function's parameter given
@@ -164,20 +166,32 @@ def _scattered_stores(program: Program):
         # a partial-write loop on the way runs its call once, on the rest of one buffer
         hot = program.call_per_iteration(effect, skip=lambda call, loop_id: bool(
             call is operation and effect.via and mine is not None) or _rest_of_one(program, call, loop_id))
-        if hot is None:
+        # an instance of a store in its own loop: that loop runs at this call too
+        in_own_loop = mine is not None and bool(effect.via)
+        if hot is None and not in_own_loop:
             continue
         # where the loop's call writes: the store's pointer with the values that call passes
         site = effect.via[0] if effect.via else effect
         mappings = program.mappings_into(address_base(effect.args[0]), site.span.path, site.function, site.span)
         if not mappings or not all(_writes_back(m) for m in mappings):
             continue
-        if _scatters(program, effect, hot, mappings) and not _page_written_whole(program, store, hot) \
-                and not _fills_handed_page(program, store):
+        if hot is not None and _scatters_in(program, effect, store, hot, mappings):
             if mine is not None:
                 reported.add(id(operation))
                 yield operation, store, mine, mappings
             else:
                 yield effect, store, hot, mappings
+        elif in_own_loop and _scatters_in(program, operation, store, mine, mappings):
+            # a call that hands the helper the mapping, where another may hand it heap memory
+            reported.add(id(operation))
+            yield operation, store, mine, mappings
+
+
+def _scatters_in(program: Program, effect: Call, store: Store, hot: HotPath, mappings: tuple[Mapping, ...]) -> bool:
+    """Whether the store scatters across the loop's iterations into the mapping, and is no
+    stamp of a page written whole."""
+    return _scatters(program, effect, hot, mappings) and not _page_written_whole(program, store, hot) \
+        and not _fills_handed_page(program, store)
 
 
 def _rest_of_one(program: Program, call: Call, loop_id: int) -> bool:
