@@ -107,6 +107,8 @@ class Variation:
         if expr.kind == SUBSCRIPT:
             base, index = self.of(kids[0], address), self.of(kids[1])
             if address:
+                if (base, index) == (AFFINE, SCATTERED) and self._within_step([kids[0], kids[1]], address):
+                    return AFFINE       # `dst[klen]` of the record `dst` is then stepped past
                 return max(base, index)
             return SCATTERED if max(base, index) != INVARIANT else INVARIANT
         if expr.kind == UNARY:
@@ -122,8 +124,7 @@ class Variation:
         if expr.kind == BINARY:
             left, right = (self.of(k) for k in kids)
             if expr.op in self.ORDER_PRESERVING:
-                if expr.op == "+" and (left, right) in ((AFFINE, SCATTERED), (SCATTERED, AFFINE)) \
-                        and self._stepped_past(*(kids if left == AFFINE else kids[::-1])):
+                if expr.op == "+" and SCATTERED in (left, right) and self._within_step(_summands(expr), address):
                     return AFFINE
                 return max(left, right)
             if expr.op in self.SCALING:
@@ -148,17 +149,56 @@ class Variation:
             return self._variable(expr, address)
         return max((self.of(k) for k in kids), default=INVARIANT)
 
-    def _stepped_past(self, cursor: Expr, amount: Expr) -> bool:
-        """Whether a cursor plus an amount lies within what the cursor then steps past: the
-        function steps it by that amount and more (`base[pos + len] = '\\n'; pos += len + 1;`,
-        the terminator after the record just copied), so the sum stays in the appended span."""
-        cursor, added = strip(cursor), strip(amount)
-        path, function = cursor.home if isinstance(cursor, Scoped) else (self.path, self.function)
-        key = self.program.key(cursor, path, function)
-        if key is None or added is None:
+    def _within_step(self, parts: list[Expr], address: bool) -> bool:
+        """Whether a sum (its parts) is a cursor plus an amount within what the cursor then
+        steps past (_stepped_past); of an address, the cursor is where it points (`dst + kl
+        + 1`, dst the start of the record being appended)."""
+        return any(self.of(cursor, address) == AFFINE and self._stepped_past(cursor, parts[:i] + parts[i + 1:])
+                   for i, cursor in enumerate(parts))
+
+    def _stepped_past(self, cursor: Expr, amount: list[Expr], where: tuple[str, str | None] | None = None,
+                      depth: int = 2) -> bool:
+        """Whether a cursor plus an amount (the parts it adds) lies within what the cursor then
+        steps past: the function steps it by that amount and more (`base[pos + len] = '\\n';
+        pos += len + 1;`, the terminator after the record just copied; `dst[klen]` of `dst =
+        map + tail` with `tail += klen + vlen + 2`), so the sum stays in the appended span.  A
+        pointer made from the cursor and invariant parts (its local's one value: `dst = map +
+        tail`) is that cursor."""
+        cursor = strip(cursor)
+        if cursor is None or not amount:
             return False
-        return any(a.op == "+=" and (a.span.path, a.function) == (path, function)
-                   and added.text in _addends(a.value) for a in self.program.assignments_to(key))
+        path, function = cursor.home if isinstance(cursor, Scoped) else where or (self.path, self.function)
+        key = self.program.key(cursor, path, function)
+        if key is None:
+            return False
+        offset = self._terms(amount, path, function)
+        if any(a.op == "+=" and (a.span.path, a.function) == (path, function)
+               and _within(offset, self._terms([a.value], path, function)) for a in self.program.assignments_to(key)):
+            return True
+        values = self.program.values_of(key) if key[0] == "local" and depth else []
+        if len(values) != 1 or values[0].kind != BINARY or values[0].op != "+":
+            return False
+        here, parts = self._at(path, function), _summands(values[0])
+        return any(self._stepped_past(part, amount, (path, function), depth - 1) for i, part in enumerate(parts)
+                   if all(here.of(other) == INVARIANT for other in parts[:i] + parts[i + 1:]))
+
+    def _terms(self, parts: list[Expr], path: str, function: str | None, depth: int = 2) -> tuple[dict[str, int], int]:
+        """The terms of a sum of parts, by their text with how often each is added, and its
+        constant part (`kl + vl + 2`: kl, vl and 2); a local given one value (`need = kl + vl
+        + 2`) is that value's terms."""
+        terms: dict[str, int] = {}
+        constant = 0
+        for part in (summand for part in parts for summand in _summands(part)):
+            if (number := self.program.constant(part)) is not None:
+                constant += number
+                continue
+            key = self.program.key(part, path, function) if part.kind == IDENTIFIER and depth else None
+            values = self.program.values_of(key) if key is not None and key[0] == "local" else []
+            more, number = self._terms(values, path, function, depth - 1) if len(values) == 1 else ({part.text: 1}, 0)
+            constant += number
+            for text, count in more.items():
+                terms[text] = terms.get(text, 0) + count
+        return terms, constant
 
     def _page_strides(self, expr: Expr | None) -> bool:
         """Whether a sequential value moves by a page or more per step of its counter (`i *
@@ -402,14 +442,20 @@ class Variation:
             and (span.end_line, span.end_column) <= (loop.end_line, loop.end_column))
 
 
-def _addends(expr: Expr | None) -> set[str]:
-    """The texts of the terms a sum adds (`len + 1 + hdr`: len, 1, hdr)."""
+def _summands(expr: Expr | None) -> list[Expr]:
+    """The parts a sum adds (`dst + kl + 1`: dst, kl, 1); anything else is one part."""
     expr = strip(expr)
     if expr is None:
-        return set()
-    if expr.kind == BINARY and expr.op == "+":
-        return set().union(*(_addends(k) for k in expr.children))
-    return {expr.text}
+        return []
+    if expr.kind == BINARY and expr.op == "+" and len(expr.children) == 2:
+        return _summands(expr.children[0]) + _summands(expr.children[1])
+    return [expr]
+
+
+def _within(offset: tuple[dict[str, int], int], step: tuple[dict[str, int], int]) -> bool:
+    """Whether an offset's terms are among a step's, and its constant is no larger: what the
+    cursor steps past covers it (sizes and lengths, none of them negative)."""
+    return all(step[0].get(text, 0) >= count for text, count in offset[0].items()) and offset[1] <= step[1]
 
 
 def _bare(expr: Expr | None, name: str) -> bool:

@@ -44,7 +44,9 @@ size -= n; }`) is not the store's loop: the loop around it is.
 Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, stores whose offset
 moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, `words[bit >>
 6]`, a position set once at open and then advanced by each write, and what the
-position then steps past: `base[pos + len] = '\\n'; pos += len + 1;`; a fill to a
+position then steps past: `base[pos + len] = '\\n'; pos += len + 1;`, the parts
+of a record stored at its start plus offsets the step covers, `dst[klen] = '='`
+with `tail += klen + vlen + 2`; a fill to a
 fixed end, `memset(slot + n, 0, SLOT - n)`, lands where its slot does), a mapping that the loop
 makes afresh each iteration (a loop over files or commands that maps one each
 time), and a store that stamps a page the
