@@ -1751,18 +1751,21 @@ class Iteration:
         return HotPath(self._hot_loop(first.span.path, first.loops), chain)
 
     def call_per_iteration(self, call: Call, every_iteration: bool = True,
-                           skip: Callable[[Call, int], bool] = lambda call, loop_id: False) -> HotPath | None:
+                           skip: Callable[[Call, int], bool] = lambda call, loop_id: False,
+                           batches: bool = True) -> HotPath | None:
         """The loop that runs this call once per iteration: the innermost loop around the call
         as written that repeats work, or, for a call a function of the program makes (an
         instance, summaries.py), the loop around the call of that function, with the calls
         leading to the operation.  `skip` names loops that do not count (a loop that only
         retries the call).  Not when a function on the way ends the process, or makes the
         call on its way out or once (a flag); with every_iteration (costs paid per call, not
-        leaks), not when a call on the way runs only every N iterations, nor through more
-        than MAX_CALL_DEPTH calls.  Deeper calls inside a loop of their own function that
+        leaks), not when a call on the way runs only every N iterations (unless not
+        `batches`: a rule that tells such a call from a batch itself), nor through more than
+        MAX_CALL_DEPTH calls.  Deeper calls inside a loop of their own function that
         repeats work belong to that loop (its own finding), not to this one."""
         site = call.via[0] if call.via else call
-        if (every_iteration and self.batched(site)) or self.leaves_loop(site):
+        batched = every_iteration and batches
+        if (batched and self.batched(site)) or self.leaves_loop(site):
             return None
         loop = self._hot_loop(site.span.path, site.loops, lambda loop_id: skip(site, loop_id))
         if loop is None:
@@ -1772,7 +1775,7 @@ class Iteration:
             return None
         for level, deeper in enumerate(call.via[1:], 1):
             if self._in_own_loop(deeper, skip) or self.ends_process(deeper.span.path, deeper.function) \
-                    or self._on_way_out(deeper) or self._gives_up(deeper) or (every_iteration and self.batched(deeper)) \
+                    or self._on_way_out(deeper) or self._gives_up(deeper) or (batched and self.batched(deeper)) \
                     or self._ruled_out(call.via, level):
                 return None
         if any(self.runs_once(c, loop) for c in (*chain, operation)) or self.runs_unmade_class(loop.span.path, call.via) \

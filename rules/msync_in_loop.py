@@ -23,7 +23,11 @@ file is the minimum, as one fsync per file is for MML009; mapping the same file
 again each iteration is still an msync per record.
 An `msync` after the loop is the fix, not a finding, and so is one a helper makes
 after copying its batch into the mapping in a loop of its own (`memcpy` of each
-record, then one `msync`: a group commit per call).
+record, then one `msync`: a group commit per call), and one every N iterations
+over the batch (`if (++n % 1000 == 0) msync(map, size, MS_SYNC)`). An msync
+under a guard that counts in the length it syncs is still reported: `if ((off +
+len) % PAGE == 0) msync(map + off + len - PAGE, PAGE, MS_SYNC)` syncs each page
+as the loop fills it.
 
 ## Why is this bad?
 `msync(MS_SYNC)` writes back every dirty page of its range and waits for the
@@ -59,6 +63,7 @@ When each record must be durable before the next, group records into
 transactions and msync once per commit, or write the records with `write()` to
 a descriptor and `fdatasync()` per group.
 """
+from mmaplint.analyzer import frequency
 from mmaplint.analyzer.constants import MSYNC_FLAGS
 from mmaplint.analyzer.iteration import HotPath
 from mmaplint.analyzer.program import OPEN_CALLS, UNKNOWN, Mapping, Program
@@ -84,6 +89,8 @@ def check(program: Program):
         if _writes_nothing_back(mapping):
             continue
         hot = program.call_per_iteration(call)
+        if hot is None and _page_by_page(program, call):
+            hot = program.call_per_iteration(call, batches=False)
         if hot is None or _maps_another_file(program, call, mapping, hot):
             continue
         if hot.chain and _helper_commits_batch(program, call):
@@ -99,6 +106,18 @@ def check(program: Program):
             params=_params(program, call, mapping),
             operation=hot.operation_span,
         )
+
+
+def _page_by_page(program: Program, call) -> bool:
+    """Whether the guard that spaces the msyncs out counts in the length each one syncs
+    (`if ((off + len) % PAGE == 0) msync(map + off + len - PAGE, PAGE, MS_SYNC)`): each page
+    is synced as the loop fills it, page by page.  A batch guard spares the device only when
+    each msync covers the batch (`if (++n % 1000 == 0) msync(map, size, MS_SYNC)`)."""
+    written = call.operation
+    length = program.constant_in(written.arg(1), written.span.path, written.function)
+    return length is not None and any(
+        length in frequency.periods(guard.condition, lambda e, c=c: program.constant_in(e, c.span.path, c.function))
+        for c in (written, *call.via) for guard in program.guards_of(c.span, c.function) if not guard.preprocessor)
 
 
 def _helper_commits_batch(program: Program, call) -> bool:
