@@ -325,18 +325,18 @@ def batch(condition: Expr, counts: Callable[[Expr], bool], may_be_one: Callable[
     return any(counts(counter) for counter in counters(condition))
 
 
-def periods(condition: Expr, constant: Callable[[Expr], int | None]) -> set[int]:
-    """The periods a batch guard's condition counts in, where known: N of `x % N`, M + 1 of
-    `(x & M) == K`."""
-    found = {constant(node.children[1]) for node in condition.walk()
-             if node.kind == BINARY and node.op == "%" and len(node.children) == 2}
+def periods(condition: Expr) -> list[Expr]:
+    """The periods a batch guard's condition counts in: N of `x % N`, M + 1 of `(x & M) ==
+    K` (as a number)."""
+    found = [node.children[1] for node in condition.walk()
+             if node.kind == BINARY and node.op == "%" and len(node.children) == 2]
     for comparison in _comparisons(condition, ("==",)):
         if _low_bits(comparison):
             masked = [side for side in map(strip, comparison.children)
                       if side is not None and side.kind == BINARY and side.op == "&"]
-            found |= {k.value + 1 for side in masked for k in map(strip, side.children)
-                      if k is not None and k.kind == INT and k.value}
-    return found - {None}
+            found += [Expr(INT, str(k.value + 1), value=k.value + 1) for side in masked
+                      for k in map(strip, side.children) if k is not None and k.kind == INT and k.value]
+    return found
 
 
 def _low_bits(comparison: Expr) -> bool:

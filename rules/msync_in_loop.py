@@ -110,14 +110,22 @@ def check(program: Program):
 
 def _page_by_page(program: Program, call) -> bool:
     """Whether the guard that spaces the msyncs out counts in the length each one syncs
-    (`if ((off + len) % PAGE == 0) msync(map + off + len - PAGE, PAGE, MS_SYNC)`): each page
-    is synced as the loop fills it, page by page.  A batch guard spares the device only when
-    each msync covers the batch (`if (++n % 1000 == 0) msync(map, size, MS_SYNC)`)."""
+    (`if ((off + len) % PAGE == 0) msync(map + off + len - PAGE, PAGE, MS_SYNC)`, the same
+    constant or the same variable: `pagesize` from sysconf): each page is synced as the loop
+    fills it, page by page.  A batch guard spares the device only when each msync covers the
+    batch (`if (++n % 1000 == 0) msync(map, size, MS_SYNC)`)."""
     written = call.operation
-    length = program.constant_in(written.arg(1), written.span.path, written.function)
-    return length is not None and any(
-        length in frequency.periods(guard.condition, lambda e, c=c: program.constant_in(e, c.span.path, c.function))
-        for c in (written, *call.via) for guard in program.guards_of(c.span, c.function) if not guard.preprocessor)
+    where = (written.span.path, written.function)
+    length, variable = program.constant_in(written.arg(1), *where), program.key(written.arg(1), *where)
+    if length is None and variable is None:
+        return False
+    for c in (written, *call.via):
+        for guard in program.guards_of(c.span, c.function):
+            for period in () if guard.preprocessor else frequency.periods(guard.condition):
+                if length is not None and program.constant_in(period, c.span.path, c.function) == length \
+                        or variable is not None and program.key(period, c.span.path, c.function) == variable:
+                    return True
+    return False
 
 
 def _helper_commits_batch(program: Program, call) -> bool:
