@@ -166,23 +166,6 @@ def test_member_named_through_a_macro_is_spelled_out(tmp_path: Path) -> None:
     assert [address_base(a.target) and address_base(a.target).op for a in facts.assignments] == ["np", None]
 
 
-def test_brace_lists_assign_the_fields_they_set_in_functions_only(tmp_path: Path) -> None:
-    facts = parse(tmp_path, "struct region { char *base; long len; };\n"
-                            "struct outer { struct region r; int n; };\n"
-                            "struct region kept = { .base = 0 };\n"
-                            "void f(char *p, long n, struct region r) {\n"
-                            "  struct region a = { .len = n, .base = p };\n"
-                            "  struct region b = { p, n };\n"
-                            "  r = (struct region){ .base = p };\n"
-                            "  struct outer o = { .r = { .base = p } };\n"
-                            "}\n")
-    got = [(a.target.text, a.target.op, a.target.field_of, a.value.text, a.span.line)
-           for a in facts.assignments if a.target.kind == MEMBER]
-    assert got == [("a.len", "len", "region", "n", 5), ("a.base", "base", "region", "p", 5),
-                   ("b.base", "base", "region", "p", 6), ("b.len", "len", "region", "n", 6),
-                   ("r.base", "base", "region", "p", 7), ("o.r.base", "base", "region", "p", 8)]
-
-
 def test_syntax_error_is_a_frontend_error(tmp_path: Path) -> None:
     with pytest.raises(FrontendError, match=r"^clang: \d+ errors?; first: 1:9: expected parameter declarator$"):
         parse(tmp_path, "void f( { }\n")

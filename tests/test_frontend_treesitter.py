@@ -136,22 +136,6 @@ def test_field_bindings_from_designated_initialisers():
         ("queue", "mmap_queue", 2), ("sync", "sync_fn", 2)]
 
 
-def test_brace_lists_assign_the_fields_they_set_in_functions_only():
-    facts = read("struct region { char *base; long len; };\n"
-                 "struct region kept = { .base = 0 };\n"
-                 "void f(char *p, long n, struct region r) {\n"
-                 "  struct region a = { .len = n, .base = p };\n"
-                 "  struct region b = { p, n };\n"
-                 "  r = (struct region){ .base = p };\n"
-                 "  struct other c = { p, n };\n"
-                 "}")
-    got = [(a.target.text, a.target.op, a.target.field_of, a.value.text, a.span.line)
-           for a in facts.assignments if a.target.kind == MEMBER]
-    assert got == [("a.len", "len", "region", "n", 4), ("a.base", "base", "region", "p", 4),
-                   ("b.base", "base", "region", "p", 5), ("b.len", "len", "region", "n", 5),
-                   ("r.base", "base", "region", "p", 6)]       # other's fields are not in this file
-
-
 def test_a_class_with_member_functions_is_no_aggregate_a_brace_list_fills_in_order():
     facts = read("struct Plain { char *base; long len; };\n"
                  "struct Made { Made(char *p, long n); char *base; long len; };\n"
