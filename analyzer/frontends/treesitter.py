@@ -30,7 +30,7 @@ from .ts_preproc import Group, groups
 from .ts_names import (Nest, declared_name, definition_name, function_declarator,
                        parameter_names, scope_name, text)
 from .ts_recover import recover
-from .ts_sites import ConstructSite, Sites
+from .ts_sites import AssignSite, ConstructSite, Sites
 from .ts_types import DeclaredTypes, qualified_type_name, template_arguments, type_name
 
 _MAX_MACRO_DEPTH = 8
@@ -463,7 +463,7 @@ class _FileReader:
             value = self._expanded(frame, site.value) or frame.conv.expr(site.value) if site.value is not None else None
             self.pending_assignments.append((key, target, site.op, value, span, function, loops))
 
-    def _field_set(self, frame: _Frame, site, target: Expr, function: str | None) -> Expr | None:
+    def _field_set(self, frame: _Frame, site: AssignSite, target: Expr, function: str | None) -> Expr | None:
         """The field of the target a brace list's item sets (AssignSite.field); None where it is
         not known, or at file scope: a file-scope list holds constants and functions
         (FieldBinding, TableEntry), not memory a value flows into.  By position, the field of a
