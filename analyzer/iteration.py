@@ -1764,8 +1764,8 @@ class Iteration:
         MAX_CALL_DEPTH calls.  Deeper calls inside a loop of their own function that
         repeats work belong to that loop (its own finding), not to this one."""
         site = call.via[0] if call.via else call
-        batched = every_iteration and batches
-        if (batched and self.batched(site)) or self.leaves_loop(site):
+        skip_batches = every_iteration and batches
+        if (skip_batches and self.batched(site)) or self.leaves_loop(site):
             return None
         loop = self._hot_loop(site.span.path, site.loops, lambda loop_id: skip(site, loop_id))
         if loop is None:
@@ -1775,7 +1775,7 @@ class Iteration:
             return None
         for level, deeper in enumerate(call.via[1:], 1):
             if self._in_own_loop(deeper, skip) or self.ends_process(deeper.span.path, deeper.function) \
-                    or self._on_way_out(deeper) or self._gives_up(deeper) or (batched and self.batched(deeper)) \
+                    or self._on_way_out(deeper) or self._gives_up(deeper) or (skip_batches and self.batched(deeper)) \
                     or self._ruled_out(call.via, level):
                 return None
         if any(self.runs_once(c, loop) for c in (*chain, operation)) or self.runs_unmade_class(loop.span.path, call.via) \

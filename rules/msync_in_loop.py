@@ -119,7 +119,7 @@ def _page_by_page(program: Program, call) -> bool:
     length, variable = program.constant_in(written.arg(1), *where), program.key(written.arg(1), *where)
     if length is None and variable is None:
         return False
-    for c in (written, *call.via):
+    for c in call.via or (written,):     # the msync as written and the calls on the way to it
         for guard in program.guards_of(c.span, c.function):
             for period in () if guard.preprocessor else frequency.periods(guard.condition):
                 if length is not None and program.constant_in(period, c.span.path, c.function) == length \
