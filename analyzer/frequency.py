@@ -316,13 +316,28 @@ def batch(condition: Expr, counts: Callable[[Expr], bool], may_be_one: Callable[
     """Whether a guard's condition holds only every N iterations: `i % N == 0` (N not
     possibly 1: `every = bad ? 1 : batch` makes both) or its power-of-two form `(i & 1023) == 0`,
     or a counter compared with a bound, counted up by the loop and set back to 0 inside the
-    guard (`if (++n == 100) { ...; n = 0; }`)."""
-    if any(node.kind == BINARY and node.op == "%" and not may_be_one(node.children[1])
-           for node in condition.walk()):
+    guard (`if (++n == 100) { ...; n = 0; }`).  A remainder tested the other way round
+    (`i % N != 0`, `if (i % N)`, `!(i % N == 0)`) holds on all iterations but one in N."""
+    if not _all_but_one(condition) and any(node.kind == BINARY and node.op == "%" and not may_be_one(node.children[1])
+                                           for node in condition.walk()):
         return True
     if any(_low_bits(comparison) for comparison in _comparisons(condition, ("==",))):
         return True
     return any(counts(counter) for counter in counters(condition))
+
+
+def _all_but_one(condition: Expr, negated: bool = False) -> bool:
+    """Whether a condition is a remainder that holds unless it is one value: `i % N != K`,
+    `i % N` as a truth value, or the negation of `i % N == K` (under any number of `!`)."""
+    condition = strip(condition)
+    if condition is None or condition.kind not in (UNARY, BINARY):
+        return False
+    if condition.kind == UNARY:
+        return condition.op == "!" and bool(condition.children) and _all_but_one(condition.children[0], not negated)
+    if condition.op == "%":
+        return not negated
+    remainder = any(side is not None and side.kind == BINARY and side.op == "%" for side in map(strip, condition.children))
+    return remainder and condition.op in ("==", "!=") and (condition.op == "!=") != negated
 
 
 def periods(condition: Expr) -> list[Expr]:
@@ -331,29 +346,32 @@ def periods(condition: Expr) -> list[Expr]:
     found = [node.children[1] for node in condition.walk()
              if node.kind == BINARY and node.op == "%" and len(node.children) == 2]
     for comparison in _comparisons(condition, ("==",)):
-        if _low_bits(comparison):
-            masked = [side for side in map(strip, comparison.children)
-                      if side is not None and side.kind == BINARY and side.op == "&"]
-            found += [Expr(INT, str(k.value + 1), value=k.value + 1) for side in masked
-                      for k in map(strip, side.children) if k is not None and k.kind == INT and k.value]
+        found += [Expr(INT, str(mask + 1), value=mask + 1) for mask in _masks(comparison)]
     return found
 
 
 def _low_bits(comparison: Expr) -> bool:
     """`(x & M) == K` with M one less than a power of two and K a constant up to M (`(i &
-    1023) == 0`, `(i & 255) == 255`): x % (M + 1) == K, once every M + 1 iterations."""
+    1023) == 0`, `(i & 255) == 255`, `(i & (256 - 1)) == 0`): x % (M + 1) == K, once every
+    M + 1 iterations."""
+    return bool(_masks(comparison))
+
+
+def _masks(comparison: Expr) -> list[int]:
+    """The masks M of a low-bits comparison (_low_bits), as numbers."""
     sides = [strip(side) for side in comparison.children]
     if len(sides) != 2 or None in sides:
-        return False
+        return []
+    found = []
     for masked, other in (sides, sides[::-1]):
-        if masked.kind != BINARY or masked.op != "&" or other.value is None:
+        compared = constant_value(other)
+        if masked.kind != BINARY or masked.op != "&" or compared is None:
             continue
         for k in masked.children:
-            mask = strip(k)
-            if (mask is not None and mask.kind == INT and mask.value is not None and mask.value > 0
-                    and mask.value & (mask.value + 1) == 0 and 0 <= other.value <= mask.value):
-                return True
-    return False
+            mask = constant_value(k)
+            if mask is not None and mask > 0 and mask & (mask + 1) == 0 and 0 <= compared <= mask:
+                found.append(mask)
+    return found
 
 
 def counters(condition: Expr) -> list[Expr]:

@@ -70,6 +70,27 @@ def _made_parameter_type(variable: Cursor) -> str | None:
     return spelled if spelled.startswith(f"{parameter}::") and spelled.replace("::", "").isidentifier() else parameter
 
 
+def _invokes_macro(condition: Cursor, text: str) -> bool:
+    """Whether a condition is spelled as a call (`END_OF_GROUP(i)`) that clang's tree says is
+    no call: a function-like macro's invocation, whose expansion the tree holds."""
+    spelled = text.strip()
+    while spelled.startswith("(") and _closing(spelled, 0) == len(spelled) - 1:
+        spelled = spelled[1:-1].strip()
+    name, parenthesis, _ = spelled.partition("(")
+    return (bool(parenthesis) and name.strip().isidentifier() and _closing(spelled, len(name)) == len(spelled) - 1
+            and look_through(condition)._kind_id != _K.CALL_EXPR.value)
+
+
+def _closing(text: str, opening: int) -> int:
+    """Where the parenthesis opened at `opening` closes in a condition's text (-1: not in it)."""
+    depth = 0
+    for index in range(opening, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth == 0:
+            return index
+    return -1
+
+
 def _forwards(parts: list[Cursor]) -> bool:
     """Whether a definition's body only hands its work to another function: one `return g(...);`
     or `g(...);` (a wrapper)."""
@@ -578,8 +599,9 @@ class FactWalker:
             names_parameter = any(param and param in text for param in self._params)
             if not has_call and not (leaves and (may_bound(text) or may_matter(text) or names_parameter)):
                 continue    # (the names are checked on the condition built below)
-            # an if of a macro body sits at the invocation, whose text says nothing of the condition
-            expanded = self._span(condition) == span
+            # an if of a macro body sits at the invocation, and a condition spelled as one
+            # (`if (END_OF_GROUP(i))`) is the macro's value: their text says nothing of the condition
+            expanded = self._span(condition) == span or _invokes_macro(condition, text)
             built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded or names_parameter
                      else Expr(OTHER, shortened(text)))
             # without a call inside: a table accessor's bound, an early return unless tracing,

@@ -460,7 +460,7 @@ class _FileReader:
             target = frame.conv.expr(site.target)
             if site.field is not None and (target := self._field_set(frame, site, target, function)) is None:
                 continue
-            value = self._expanded(frame, site.value) or frame.conv.expr(site.value) if site.value is not None else None
+            value = self._expanded(frame.conv, site.value, frame.active, call=True) or frame.conv.expr(site.value) if site.value is not None else None
             self.pending_assignments.append((key, target, site.op, value, span, function, loops))
 
     def _field_set(self, frame: _Frame, site: AssignSite, target: Expr, function: str | None) -> Expr | None:
@@ -480,22 +480,35 @@ class _FileReader:
             field = fields[field]
         return Expr(MEMBER, f"{target.text}.{field}", field, (target,), field_of=struct)
 
-    def _expanded(self, frame: _Frame, node: Node) -> Expr | None:
-        """The value of a function-like macro's invocation whose body is one call, as clang
-        reads it: `JOURNAL_OPEN(path)` of `#define JOURNAL_OPEN(p) open((p), FLAGS, 0600)` is
-        that open, with the invocation's arguments (its facts are the expansion's already)."""
+    def _expanded(self, conv: Converter, node: Node, active: frozenset[str], call: bool) -> Expr | None:
+        """The value of an invocation of one of the file's function-like macros whose body is
+        one expression, as clang reads it, with the invocation's arguments: a call (with `call`;
+        `JOURNAL_OPEN(path)` of `#define JOURNAL_OPEN(p) open((p), FLAGS, 0600)` is that open,
+        whose facts are the expansion's already) or, without, any other value (`END_OF_GROUP(i)`
+        of `#define END_OF_GROUP(i) ((i) % GROUP == GROUP - 1)`: what a condition so spelled tests)."""
         value = unwrap(node)
         function = value.child_by_field_name("function") if value.type == "call_expression" else None
-        name = frame.conv.text(function) if function is not None and function.type == "identifier" else None
-        if name is None or name not in self.macros or name in frame.active:
+        name = conv.text(function) if function is not None and function.type == "identifier" else None
+        if name is None or name not in self.macros or name in active:
             return None
         macro = self.macros[name]
-        top = next((call for call in macro.sites.calls if (call.start_byte, call.end_byte) == macro.top_call), None)
-        if top is None:
+        if macro.value is None or (macro.value.type == "call_expression") != call:
             return None
-        items = frame.conv.argument_items(value.child_by_field_name("arguments"))
+        items = conv.argument_items(value.child_by_field_name("arguments"))
         return MacroConverter(macro.source, Bindings(macro.params, macro.variadic, items), macro.holes,
-                              macro.hole_at).expr(top)
+                              macro.hole_at).expr(macro.value)
+
+    def _condition(self, conv: Converter, node: Node, active: frozenset[str] = frozenset(),
+                   at: int | None = None) -> Expr:
+        """A guard's condition as the rules read it: built when its text could batch or switch
+        on a trace (frequency.may_matter) or, for a guard `at` a place of a function, names one
+        of its parameters; else only its text, shortened.  A condition spelled as a macro
+        invocation is judged by the macro's value (_expanded)."""
+        value = self._expanded(conv, node, active, call=False)
+        spelled = value.text if value is not None else conv.text(node)
+        if not (may_matter(spelled) or (at is not None and self._names_parameter(spelled, at))):
+            return Expr(OTHER, shortened(spelled))
+        return value if value is not None else conv.expr(node)
 
     def _construction(self, frame: _Frame, site: ConstructSite) -> None:
         """An object made with arguments: a call of its class's constructor, named like the
@@ -554,10 +567,8 @@ class _FileReader:
                        if not (condition.start_byte <= start and end <= condition.end_byte)]
             if not guarded or not all(body.start_byte <= start and end <= body.end_byte for start, end in guarded):
                 continue
-            spelled = frame.conv.text(condition)
             self.macro_guards.append(Guard(
-                frame.conv.expr(condition) if may_matter(spelled) else Expr(OTHER, shortened(spelled)),
-                frame.anchor.span, frame.anchor.function,
+                self._condition(frame.conv, condition, frame.active), frame.anchor.span, frame.anchor.function,
                 # a break may leave the body's own `do { } while (0)`, not the invocation's loop
                 leaves=_leaves(body) and _last_statement(body).type != "break_statement"))
 
@@ -813,12 +824,9 @@ class _FileReader:
             if condition is None:
                 continue
             if has_call(body.start_byte, body.end_byte):
-                spelled = conv.text(condition)
                 leaves = _leaves(body)
-                built = may_matter(spelled) or self._names_parameter(spelled, node.start_byte)
-                guards.append(Guard(conv.expr(condition) if built else Expr(OTHER, shortened(spelled)),
-                                    self.span(body), self.function_at(node.start_byte), leaves=leaves,
-                                    nested=leaves and _nested(node)))
+                guards.append(Guard(self._condition(conv, condition, at=node.start_byte), self.span(body),
+                                    self.function_at(node.start_byte), leaves=leaves, nested=leaves and _nested(node)))
             elif _leaves(body) and self._may_rule_out(spelled := conv.text(condition), node.start_byte) \
                     and (bounds_check(built := conv.expr(condition)) or trace_off(built)
                          or built.names() & self._params_at(node.start_byte)):
@@ -830,9 +838,7 @@ class _FileReader:
         for node in self.captures.get("conjunction", ()):
             condition, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if condition is not None and right is not None and has_call(right.start_byte, right.end_byte):
-                spelled = conv.text(condition)
-                guards.append(Guard(conv.expr(condition) if may_matter(spelled) else Expr(OTHER, shortened(spelled)),
-                                    self.span(right), self.function_at(node.start_byte)))
+                guards.append(Guard(self._condition(conv, condition), self.span(right), self.function_at(node.start_byte)))
         return guards + self._leaving_cases(conv, has_call) + self.macro_guards
 
     def _leaving_cases(self, conv: Converter, has_call) -> list[Guard]:

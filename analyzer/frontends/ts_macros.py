@@ -29,6 +29,7 @@ class Macro:
     sites: Sites
     holes: list[tuple[int, int, str]]     # parameter uses in the body: (start, end, name)
     top_call: tuple[int, int] | None      # byte range of the call the whole body is, if so
+    value: Node | None                    # the expression the whole body is, if so (under parentheses)
     branches: bool                        # whether the body has a branch (if, case, `?:`, `&&`, `||`)
 
     @cached_property
@@ -88,8 +89,10 @@ class Macros:
             source = _as_numbers(source, misread)
             root = self._grammar.parser.parse(source).root_node
         captures = self._grammar.captures(self._grammar.facts, root)
-        return Macro(name, params, variadic, source, Sites.read(captures), holes, _top_call(root),
-                     bool(captures.get("branch")))
+        value = _body_value(root)
+        return Macro(name, params, variadic, source, Sites.read(captures), holes,
+                     (value.start_byte, value.end_byte) if value is not None and value.type == "call_expression" else None,
+                     value, bool(captures.get("branch")))
 
 
 def _parameters(source: bytes, params: Node | None) -> tuple[tuple[str, ...], bool]:
@@ -132,9 +135,10 @@ def _as_numbers(source: bytes, uses: list[Node]) -> bytes:
     return bytes(out)
 
 
-def _top_call(root: Node) -> tuple[int, int] | None:
-    """The call a body consists of (`msync((x), 4096, MS_SYNC)`), so that an
-    invocation's assignment target becomes that call's result."""
+def _body_value(root: Node) -> Node | None:
+    """The expression a body consists of, under parentheses and casts: a call (`msync((x),
+    4096, MS_SYNC)`: an invocation's assignment target becomes that call's result) or a value
+    (`((i) % GROUP == GROUP - 1)`: what a condition spelled as the invocation tests)."""
     function = root.named_children[0] if root.named_child_count else None
     body = function.child_by_field_name("body") if function is not None else None
     if body is None:
@@ -143,5 +147,4 @@ def _top_call(root: Node) -> tuple[int, int] | None:
                   if node.type != "comment" and node.named_child_count]
     if len(statements) != 1 or statements[0].type != "expression_statement":
         return None
-    call = unwrap(statements[0].named_children[0])
-    return (call.start_byte, call.end_byte) if call.type == "call_expression" else None
+    return unwrap(statements[0].named_children[0])
