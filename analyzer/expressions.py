@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Callable
 
 from . import constants
-from .facts import BINARY, COND, IDENTIFIER, INT, MEMBER, OTHER, SUBSCRIPT, UNARY, Expr, strip
+from .facts import BINARY, BRACES, COND, IDENTIFIER, INT, MEMBER, OTHER, SUBSCRIPT, UNARY, Expr, strip
 
 _ARITHMETIC = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -49,6 +49,18 @@ def alternatives(expr: Expr | None) -> list[Expr | None]:
     if expr is not None and expr.kind == COND:
         return [value for branch in expr.children[1:] for value in alternatives(branch)]
     return [expr]
+
+
+def handed_back(expr: Expr | None) -> list[Expr | None]:
+    """The values a returned expression hands the caller: its alternatives, and each item of
+    a brace list among them (`return Region{fd, (char *)p, n};`: a struct that holds p)."""
+    found = []
+    for value in alternatives(expr):
+        if value is not None and value.kind == OTHER and value.op == BRACES:
+            found += [item for child in value.children for item in handed_back(child)]
+        else:
+            found.append(value)
+    return found
 
 
 def brace_list(expr: Expr | None) -> bool:

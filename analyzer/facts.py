@@ -54,8 +54,11 @@ MEMBER = "member"      # op = field name; children = (object,); field_of = its s
 CAST = "cast"          # children = (operand,); op = the type's spelling
 COND = "cond"          # children = (condition, then, else)
 STRING = "string"      # string literal
-OTHER = "other"        # anything else (lambdas, compound literals, ...); op = "sizeof" for sizeof, "new" for new,
-                       # the operator ("=", "+=", ...) for an assignment used as a value: children = (target, value)
+OTHER = "other"        # anything else (lambdas, ...); op = "sizeof" for sizeof, "new" for new, BRACES for a
+                       # brace list, the operator ("=", "+=", ...) for an assignment used as a value: children = (target, value)
+# OTHER's op for a brace list (`{p, n}`, `(struct span){p, n}`, `Span{p, n}`): children = the values
+# of its items, in order (a designated item's value, a nested list as a brace list)
+BRACES = "{}"
 
 
 # An expression's text is its source spelling, up to TEXT_LIMIT characters; a longer one keeps

@@ -16,7 +16,8 @@ only the last mapping and does not count (nor does another
 loop's own `p` of the same name). A `munmap()` of
 something the rule cannot trace (a function parameter, a range-for element) is
 taken to release every mapping that escapes what the rule follows (returned,
-either branch of `return p == MAP_FAILED ? NULL : p` included; stored through a
+either branch of `return p == MAP_FAILED ? NULL : p` included, and an item of a
+returned struct, `return Region{fd, p, n}`; stored through a
 pointer parameter, `*out = mmap(...)`; kept in a field or global; pushed into a
 container) and those of the function it runs in or is called from: an unmap
 helper or a destructor that walks a vector of segments keeps the rule silent,
@@ -72,7 +73,7 @@ for (off_t off = 0; off < total; off += SEG) {
 """
 from collections import defaultdict
 
-from mmaplint.analyzer.expressions import alternatives
+from mmaplint.analyzer.expressions import alternatives, handed_back
 from mmaplint.analyzer.facts import (BINARY, CALL, EVERY_CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, Loop,
                                      strip)
 from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program
@@ -192,11 +193,11 @@ def _over_configured_items(program: Program, loop: Loop) -> bool:
 
 def _returned(program: Program) -> set[Key]:
     """The variables functions hand their callers: `return p;`, either branch of
-    `return p == MAP_FAILED ? NULL : p;`."""
+    `return p == MAP_FAILED ? NULL : p;`, an item of `return Region{fd, p, n};`."""
     returned = set()
     for facts in program.files.values():
         for r in facts.returns:
-            for value in alternatives(r.value):
+            for value in handed_back(r.value):
                 key = _holder(program, value, r.span.path, r.function)
                 if key is not None:
                     returned.add(key)

@@ -9,7 +9,8 @@ mapping: reported at the `ftruncate`): with
 `ftruncate()`, or by seeking past the end and writing one byte (`lseek` +
 `write(fd, "", 1)`, or `pwrite(fd, "", 1, size - 1)`), when the mapping is then
 written through, or kept in a struct field or a global (a database's map, a
-cache's silo) or returned to the caller (a `map_file(path, size)` helper),
+cache's silo) or returned to the caller (a `map_file(path, size)` helper, or
+one returning a struct that holds it: `return Region{fd, p, size};`),
 where the stores happen in other functions. The finding points at
 the mmap; the growth and the first store (or where the mapping is kept) are
 related locations.
@@ -61,7 +62,7 @@ char *p = mmap(NULL, SEG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 ```
 Grow in large steps (tens of MiB) so allocation happens in few, large extents.
 """
-from mmaplint.analyzer.expressions import address_base, alternatives
+from mmaplint.analyzer.expressions import address_base, handed_back
 from mmaplint.analyzer.facts import UNARY, Call, strip
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program, Store
@@ -163,11 +164,11 @@ def _grown_under_mapping(program: Program, lock_tables: set[Key]):
 
 def _returned(program: Program, mapping: Mapping) -> bool:
     """Whether the mmap's function hands the mapping back to its caller (`return p;`, `return
-    p == MAP_FAILED ? NULL : p;` or `return mmap(...);` in a `map_file(path, size)` helper):
-    kept beyond it, for the caller's stores."""
+    p == MAP_FAILED ? NULL : p;`, `return Region{fd, p, n};` or `return mmap(...);` in a
+    `map_file(path, size)` helper): kept beyond it, for the caller's stores."""
     call = mapping.call
     return any(r.span.contains(call.span) or (mapping.pointer is not None and any(
-        program.key(value, call.span.path, call.function) == mapping.pointer for value in alternatives(r.value)))
+        program.key(value, call.span.path, call.function) == mapping.pointer for value in handed_back(r.value)))
         for r in program.summaries.returns_in(call.span.path, call.function))
 
 

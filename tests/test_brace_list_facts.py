@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from mmaplint.analyzer.facts import MEMBER, FrontendOptions
+from mmaplint.analyzer.facts import BRACES, MEMBER, FrontendOptions
 from mmaplint.analyzer.frontends import clang, treesitter
 
 SOURCE = """\
@@ -31,3 +31,28 @@ def test_fields_a_brace_list_sets(tmp_path: Path, frontend, nested) -> None:
     facts = frontend.parse(str(path), SOURCE.encode(), FrontendOptions(argument_callees=frozenset(), language="c"))
     assert [(a.target.text, a.target.op, a.target.field_of, a.value.text, a.span.line)
             for a in facts.assignments if a.target.kind == MEMBER] == SET + nested
+
+
+BRACE_VALUES = """\
+struct region { char *base; long len; };
+struct region f(char *p, long n) {
+  if (n < 0)
+    return (struct region){ .base = p, .len = n };
+  struct region r = { p, { 0 } };
+  return (struct region){ p, n };
+}
+"""
+
+
+@pytest.mark.parametrize("frontend", [treesitter, clang], ids=["tree-sitter", "clang"])
+def test_a_brace_list_is_the_values_of_its_items(tmp_path: Path, frontend) -> None:
+    """As an expression, a brace list (facts.BRACES) holds its items' values in order: a
+    designated item's value, a nested list as a brace list of its own."""
+    path = tmp_path / "t.c"
+    path.write_text(BRACE_VALUES)
+    facts = frontend.parse(str(path), BRACE_VALUES.encode(), FrontendOptions(argument_callees=frozenset(), language="c"))
+    returned = [(r.value.op, [item.text for item in r.value.children]) for r in facts.returns]
+    assert returned == [(BRACES, ["p", "n"]), (BRACES, ["p", "n"])]
+    declared = next(a.value for a in facts.assignments if a.target.text == "r")
+    assert declared.op == BRACES and declared.children[0].text == "p"
+    assert declared.children[1].op == BRACES and [item.value for item in declared.children[1].children] == [0]

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from mmaplint.analyzer.expressions import address_base
-from mmaplint.analyzer.facts import (BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, RANGE_ELEMENT, FileFacts,
+from mmaplint.analyzer.facts import (BINARY, BRACES, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, RANGE_ELEMENT, FileFacts,
                                      FrontendError, FrontendOptions)
 from mmaplint.analyzer.frontends import clang
 from mmaplint.analyzer.frontends.clang_includes import builtin_include_dir
@@ -89,7 +89,7 @@ def test_macro_expanded_msync(c_facts: FileFacts) -> None:
 
 def test_assignments(c_facts: FileFacts) -> None:
     found = [(a.target.op, a.op, a.value.op if a.value else None, a.span.line, a.loops) for a in c_facts.assignments]
-    assert ("by_name", "=", "", 7, ()) in found
+    assert ("by_name", "=", BRACES, 7, ()) in found     # a table: a brace list of its items
     assert ("flags", "=", "O_RDWR", 10, ()) in found
     assert ("flags", "|=", "O_CREAT", 11, ()) in found
     assert ("i", "=", "", 14, ()) in found          # the init clause is outside the loop

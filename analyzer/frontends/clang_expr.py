@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from clang.cindex import Cursor, CursorKind
 
-from ..facts import (BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr,
+from ..facts import (BINARY, BRACES, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr,
                      TemplateUse, spelled)
 from . import clang_native as native
 
@@ -225,20 +225,46 @@ class ExprBuilder:
             if len(kids) == 3:
                 return self._folded(cursor, Expr(COND, text, "", kids))
         if kind in _CASTS:
-            operand = self.build(native.children(cursor)[-1], depth)
-            return self._folded(cursor, Expr(CAST, text, native.type_spelling(cursor), (operand,)))
+            operand = native.children(cursor)[-1]
+            if operand._kind_id == _K.INIT_LIST_EXPR.value:
+                items = native.children(operand)
+                if len(items) != 1:     # `Region{fd, p, n}`: a brace list, as tree-sitter reads it
+                    return self._brace_list(operand, text, depth)
+                operand = items[0]      # `std::size_t{16}`: the braced value is what is cast
+            return self._folded(cursor, Expr(CAST, text, native.type_spelling(cursor), (self.build(operand, depth),)))
+        if kind == _K.INIT_LIST_EXPR.value:     # a brace list
+            return self._brace_list(cursor, text, depth)
+        if kind == _K.COMPOUND_LITERAL_EXPR.value:     # `(struct region){p, n}`: its list, as written
+            lists = [kid for kid in native.children(cursor) if kid._kind_id == _K.INIT_LIST_EXPR.value]
+            if len(lists) == 1:
+                return self._brace_list(lists[0], text, depth)
         if kind == _K.CXX_UNARY_EXPR.value:     # sizeof (alignof), spelled as written or from a macro
             return Expr(OTHER, text, "sizeof")
         if kind == _K.CXX_NEW_EXPR.value:       # an allocation (pointer provenance)
             return Expr(OTHER, text, "new")
         if kind == _K.CALL_EXPR.value:
             kids = native.children(cursor)
+            if len(kids) == 1 and native.referenced(cursor)._kind_id == _K.CONSTRUCTOR.value \
+                    and self._file.extent(kids[0]) == self._file.extent(cursor):
+                # an implicit conversion (a std::optional<Region> returned from a Region, a
+                # std::string parameter handed a char *): the value converted, as written
+                return self.build(kids[0], depth)
             if len(kids) == 3 and native.spelling(cursor) == "operator[]":    # v[i] on a class: (v, operator[], i)
                 return Expr(SUBSCRIPT, text, "", (self.build(kids[0]), self.build(kids[2])))
             shape = call_shape(cursor)
             if shape is not None:
                 return Expr(CALL, text, shape.callee, tuple(self.build(arg, depth) for arg in shape.arguments))
         return Expr(OTHER, text)
+
+    def _brace_list(self, braces: Cursor, text: str, depth: int) -> Expr:
+        """A brace list as the values of its items: a designated item's (`.base = p`: the
+        designator's field references, then the value) is its last part."""
+        values = []
+        for item in native.children(braces):
+            parts = native.children(item) if item._kind_id == _K.UNEXPOSED_EXPR.value else []
+            designated = bool(parts) and parts[0]._kind_id == _K.MEMBER_REF.value
+            values.append(self.build(parts[-1] if designated else item, depth))
+        return Expr(OTHER, text, BRACES, tuple(values))
 
     def _kids(self, cursor: Cursor, depth: int) -> tuple[Expr, ...]:
         return tuple(self.build(kid, depth) for kid in native.children(cursor))

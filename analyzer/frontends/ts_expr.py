@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from tree_sitter import Node
 
-from ..facts import (BINARY, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT,
+from ..facts import (BINARY, BRACES, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT,
                      UNARY, Expr, shortened, spelled)
 
 if TYPE_CHECKING:
@@ -280,6 +280,20 @@ class Converter:
             return Expr(CAST, self.label(node), cast[0], (self.expr(cast[1], depth),))
         return Expr(CALL, self.label(node), self.callee(fn)[0], self.arguments(args, depth))
 
+    def _compound_literal(self, node: Node, depth: int) -> Expr:
+        """C++'s `std::size_t{16}`, a braced cast of one value, is that value cast; a C compound
+        literal (`(struct span){p, n}`) or an aggregate's list (`Span{p, n}`) is a brace list."""
+        kind, items = node.child_by_field_name("type"), node.child_by_field_name("value")
+        if items is None or items.type != "initializer_list":
+            return Expr(OTHER, self.label(node))
+        values = _items(items)
+        if kind is None or node.children[0].type == "(" or len(values) != 1 or values[0].type == "initializer_list":
+            return Expr(OTHER, self.label(node), BRACES, tuple(self.expr(value, depth) for value in values))
+        return Expr(CAST, self.label(node), self.text(kind), (self.expr(values[0], depth),))
+
+    def _brace_list(self, node: Node, depth: int) -> Expr:
+        return Expr(OTHER, self.label(node), BRACES, tuple(self.expr(value, depth) for value in _items(node)))
+
     def _binary(self, node: Node, depth: int) -> Expr:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         op = node.child_by_field_name("operator")
@@ -383,6 +397,17 @@ class MacroConverter(Converter):
         return self.env.get(name) if name is not None else None
 
 
+def _items(brace_list: Node) -> list[Node]:
+    """The values of a brace list's items, in order: a designated item's value (`.base = p`)."""
+    values = []
+    for item in brace_list.named_children:
+        if item.type == "initializer_pair":
+            item = item.child_by_field_name("value")
+        if item is not None and item.type != "comment":
+            values.append(item)
+    return values
+
+
 def called_field(fn: Node) -> Node | None:
     """The field expression a call's function is, under parentheses and a dereference: `h->init`
     of `h->init(...)` and of `(*h->init)(...)`."""
@@ -409,6 +434,8 @@ _CONVERTERS: dict[str, Callable[[Converter, Node, int], Expr]] = {
     "parenthesized_expression": Converter._paren,
     "cast_expression": Converter._cast,
     "call_expression": Converter._call,
+    "compound_literal_expression": Converter._compound_literal,
+    "initializer_list": Converter._brace_list,
     "binary_expression": Converter._binary,
     "assignment_expression": Converter._assignment,
     "unary_expression": Converter._unary,
