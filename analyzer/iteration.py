@@ -157,6 +157,15 @@ def _resolved(call: Call) -> str:
     return "" if call.target is not None else f" (any function stored in a field named {call.callee})"
 
 
+def _tested_by(guard: Guard, call: Call) -> bool:
+    """Whether a guard's condition makes the call, which its span holds: a macro's `if` spans
+    the invocation, arguments and all (an if's own branch never holds its condition)."""
+    spelled = [arg.text for arg in call.args] if call.args is not None else None
+    return guard.span.contains(call.span) and any(
+        node.kind == CALL and node.op == call.callee and (spelled is None or [k.text for k in node.children] == spelled)
+        for node in guard.condition.walk())
+
+
 # How a loop repeats (Iteration.loop_class).
 WORK, HANDFUL, PACED = "work", "handful", "paced"
 
@@ -1113,6 +1122,13 @@ class Iteration:
                     found.append(guard)
         return found
 
+    def guards_over(self, call: Call) -> list[Guard]:
+        """The guards a call runs under (guards_of), less a macro's `if` whose condition makes
+        the call: a macro's facts sit at its invocation, and the condition's call in its
+        argument (`CHECK(msync(...) == 0)` of `do { if (!(x)) die(#x); } while (0)` syncs every
+        time and dies only when the sync fails)."""
+        return [guard for guard in self.guards_of(call.span, call.function) if not _tested_by(guard, call)]
+
     def batched(self, call: Call) -> bool:
         """Whether a loop runs this call only once per batch: every N iterations (`if (i % 64
         == 0)`, or a counter compared and reset, the guard inside the call's innermost loop),
@@ -1121,7 +1137,8 @@ class Iteration:
         if loop is not None and self._after_draining(call, loop):
             return True
         for guard in self._batch_guards.get((call.span.path, call.function), ()):
-            if not guard.span.contains(call.span) or (loop is not None and not loop.span.contains(guard.span)):
+            if not guard.span.contains(call.span) or (loop is not None and not loop.span.contains(guard.span)) \
+                    or _tested_by(guard, call):
                 continue
 
             def counts(counter: Expr, inside: Span = guard.span) -> bool:
@@ -1133,7 +1150,7 @@ class Iteration:
                                 for a in assignments))
             if frequency.batch(guard.condition, counts, lambda n: self._may_be_one(n, call)):
                 return True
-        return any(self._clocked(guard) for guard in self.guards_of(call.span, call.function)
+        return any(self._clocked(guard) for guard in self.guards_over(call)
                    if not guard.preprocessor and (loop is None or loop.span.contains(guard.span)))
 
     def _clocked(self, guard: Guard) -> bool:
@@ -1231,7 +1248,7 @@ class Iteration:
         loop = self._innermost(call)
         return loop is not None and (any(
             (guard.leaves or self._ends_loop(guard, loop) or self._handles_failure(guard, loop))
-            and loop.span.contains(guard.span) for guard in self.guards_of(call.span, call.function))
+            and loop.span.contains(guard.span) for guard in self.guards_over(call))
             or any(loop.span.contains(r.span) and r.span.contains(call.span)
                    for r in self.summaries.returns_in(call.span.path, call.function))
             or self._on_way_out(call))
@@ -1436,7 +1453,7 @@ class Iteration:
         verbosity or trace setting is on (`if (verbose)`, `#ifdef SQLITE_DEBUG`), or after its
         function returned early unless it is (`if (!debug) return;`)."""
         for step in (*hot.chain, call.operation):
-            guards = self.guards_of(step.span, step.function)
+            guards = self.guards_over(step)
             if any(frequency.trace_switch(guard.condition) for guard in guards):
                 return True
             if any(guard.leaves and guard.span < step.span and not guard.span.contains(step.span)
@@ -1536,7 +1553,7 @@ class Iteration:
                                     self.written_calls(*frequency.TIMED_WAIT_METHODS)):     # `cv.wait_for(...)`
             if not frequency.waits(call):
                 continue
-            if any(self.guards_of(step.span, step.function) or step.loops for step in call.via[1:]):
+            if any(self.guards_over(step) or step.loops for step in call.via[1:]):
                 continue    # waits only sometimes
             paced.update((call.span.path, loop_id) for loop_id in call.loops if not self._waits_while(call, loop_id))
         return paced
@@ -1577,7 +1594,7 @@ class Iteration:
         run: outside ifs, in a loop or not."""
         return {(call.span.path, call.function) for callee in callees for call in self.written_calls(callee)
                 if call.function is not None and which(call)
-                and all(g.preprocessor for g in self.guards_of(call.span, call.function))}
+                and all(g.preprocessor for g in self.guards_over(call))}
 
     def _hot_loop(self, path: str, loops: tuple[int, ...], skip: Callable[[int], bool] = lambda loop_id: False) \
             -> Loop | None:
@@ -1819,7 +1836,7 @@ class Iteration:
         total; }`: the function's work, done one of its ways)."""
         returns = self.summaries.returns_in(call.span.path, call.function)
         return any(guard.leaves and not guard.preprocessor and not self._returns_count(guard, returns)
-                   for guard in self.guards_of(call.span, call.function)) \
+                   for guard in self.guards_over(call)) \
             and not any(r.span.contains(call.span) for r in returns)
 
     def _returns_count(self, guard: Guard, returns: list[Return]) -> bool:
@@ -1845,8 +1862,8 @@ class Iteration:
                 if call.span < end.span and end.loops == call.loops]
         if not ends:
             return False
-        mine, around = self.guards_of(call.span, call.function), self._branches_around(call)
-        return any(all(guard in mine for guard in self.guards_of(end.span, end.function))
+        mine, around = self.guards_over(call), self._branches_around(call)
+        return any(all(guard in mine for guard in self.guards_over(end))
                    and self._branches_around(end) <= around and self._straight_to(call, end) for end in ends)
 
     def _straight_to(self, call: Call, later: Call) -> bool:
@@ -1891,7 +1908,7 @@ class Iteration:
         iteration's poll sets `polled = true`).  In a loop, the guard must be inside the loop
         (a guard around the loop says nothing of its iterations)."""
         inner = self._innermost(call)
-        for guard in self.guards_of(call.span, call.function):
+        for guard in self.guards_over(call):
             flag = frequency.once_flag(guard.condition) if not guard.preprocessor else None
             if flag is None or (inner is not None and not inner.span.contains(guard.span)):
                 continue

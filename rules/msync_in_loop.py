@@ -120,7 +120,7 @@ def _page_by_page(program: Program, call) -> bool:
     if length is None and variable is None:
         return False
     for c in call.via or (written,):     # the msync as written and the calls on the way to it
-        for guard in program.guards_of(c.span, c.function):
+        for guard in program.guards_over(c):
             for period in () if guard.preprocessor else frequency.periods(guard.condition):
                 if length is not None and program.constant_in(period, c.span.path, c.function) == length \
                         or variable is not None and program.key(period, c.span.path, c.function) == variable:

@@ -327,7 +327,7 @@ def _unbuffered_streams(program: Program) -> dict:
     found = {}
     for call in program.calls("setvbuf", "setbuf"):
         made = call.operation
-        if any(terminal_only(guard.condition) for guard in program.guards_of(made.span, made.function)):
+        if any(terminal_only(guard.condition) for guard in program.guards_over(made)):
             continue
         if call.callee == "setvbuf":
             unbuffers = "_IONBF" in program.call_flags(call, 2, STDIO_MODES)
