@@ -20,12 +20,13 @@ from .models import Model, load as load_models
 from .provenance import Provenance
 from .summaries import Summaries
 from .variation import INVARIANT, Anchored, Region, Variation
-from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, UNARY,
+from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Scoped, Span, strip)
 
 # A variable's identity: ("local", path, function, name), ("global", name), or a struct field
 # by its name within one file, ("field", path, name): without types, `db->fd` in one function
-# and `env->fd` in another of the same file are taken to be the same descriptor.
+# and `env->fd` in another of the same file are taken to be the same descriptor; for a
+# descriptor, ("elements", *key) stands for every element of an array (descriptor_key).
 Key = tuple
 
 # In a flag set: some of the flags could not be known.
@@ -310,11 +311,11 @@ class Program(Iteration):
         result = []
         for call in self.calls(*OPEN_CALLS):
             flags = self.call_flags(call, OPEN_CALLS[call.callee], constants.OPEN_FLAGS)
-            result.append(Open(call, self.key(call.result, call.span.path, call.function), flags))
+            result.append(Open(call, self.descriptor_key(call.result, call.span.path, call.function), flags))
         for call in self.calls("fcntl"):
             if "F_SETFL" in self.call_flags(call, 1, constants.FCNTL_COMMANDS):
                 flags = self.call_flags(call, 2, constants.OPEN_FLAGS)
-                result.append(Open(call, self.key(call.arg(0), call.span.path, call.function), flags))
+                result.append(Open(call, self.descriptor_key(call.arg(0), call.span.path, call.function), flags))
         return result
 
     def opens_same_file(self, opened: Call, region: Region) -> bool:
@@ -327,7 +328,17 @@ class Program(Iteration):
         return self.variation_across(region, path, asked.span.path, asked.function) == INVARIANT
 
     def opens_of(self, descriptor: Expr | None, path: str, function: str | None) -> list[Open]:
-        return self._opens_by_descriptor.get(self.key(descriptor, path, function), [])
+        return self._opens_by_descriptor.get(self.descriptor_key(descriptor, path, function), [])
+
+    def descriptor_key(self, expr: Expr | None, path: str, function: str | None) -> Key | None:
+        """The variable a descriptor is kept in (key), or for an element of an array of them
+        (`fds[i] = open(...)`, `write(fds[hash(k) % n], ...)`) the array's elements, as one:
+        each holds what the opens that fill the array give it."""
+        expr = strip(expr)
+        if expr is not None and expr.kind == SUBSCRIPT and expr.children:
+            array = self.key(expr.children[0], path, function)
+            return ("elements", *array) if array is not None else None
+        return self.key(expr, path, function)
 
     @cached_property
     def _opens_by_descriptor(self) -> dict[Key, list[Open]]:
@@ -344,7 +355,7 @@ class Program(Iteration):
         (`append_all(fd, in)` handed main's O_DSYNC descriptor), as far as calls go."""
         opens = self.opens_of(descriptor, path, function)
         if handed and not opens:
-            opens = self._handed_opens(self.key(descriptor, path, function), MAX_CALL_DEPTH, set())
+            opens = self._handed_opens(self.descriptor_key(descriptor, path, function), MAX_CALL_DEPTH, set())
         return [o for o in opens if o.sync_flag]
 
     def _handed_opens(self, key: Key | None, depth: int, seen: set) -> list[Open]:
@@ -357,7 +368,7 @@ class Program(Iteration):
         index = fn.params.index(key[3])
         found = []
         for call in self.callers_of(key[1], key[2]):
-            passed = self.key(call.arg(index), call.span.path, call.function)
+            passed = self.descriptor_key(call.arg(index), call.span.path, call.function)
             found += self._opens_by_descriptor.get(passed, []) or self._handed_opens(passed, depth - 1, seen)
         return found
 

@@ -6,7 +6,8 @@ with a `SYNC_FILE_RANGE_WAIT_*` flag, when the call runs once per iteration of a
 loop (in the loop, or in a function or method the loop calls, across the
 analyzed files); and `write()`/`pwrite()`/`writev()` run per iteration on a
 descriptor opened with `O_SYNC` or `O_DSYNC` (in the `open()` flags, a flags
-variable, even one given the flag under a condition, or `fcntl(F_SETFL)`, also in another function: a helper that opens
+variable, even one given the flag under a condition, or `fcntl(F_SETFL)`; an element of an array of
+descriptors the flag opened, `fds[i] = open(path, flags | O_DSYNC)`; also in another function: a helper that opens
 with the flags it is handed, or writes the descriptor it is handed, or a caller
 that hands the descriptor to the function whose loop writes it), where every
 write is a flush. Points at the call in the loop body: the sync itself,
