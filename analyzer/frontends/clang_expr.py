@@ -26,6 +26,9 @@ _CASTS = {kind.value for kind in (
 # Keyword expressions whose text is an identifier but never a macro name.
 _KEYWORDS = {_K.CXX_BOOL_LITERAL_EXPR.value, _K.CXX_NULL_PTR_LITERAL_EXPR.value, _K.CXX_THIS_EXPR.value}
 _UNARY_OPS = {"-", "+", "~", "!", "*", "&", "++", "--"}
+# Binary operators a class may overload, read as written (not `=`, an assignment, nor `<<` and
+# `>>`, which the walk reads as a stream's insertions and extractions)
+_OVERLOADED_BINARY = {"+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "&&", "||"}
 _FOLDABLE = {"-", "+", "~", "!"}
 _NOT_ASSIGNMENT = {"==", "!=", "<=", ">="}
 _MAX_DEPTH = 120    # deeper expressions become OTHER instead of recursing (as in the tree-sitter frontend)
@@ -251,6 +254,11 @@ class ExprBuilder:
                 return self.build(kids[0], depth)
             if len(kids) == 3 and native.spelling(cursor) == "operator[]":    # v[i] on a class: (v, operator[], i)
                 return Expr(SUBSCRIPT, text, "", (self.build(kids[0]), self.build(kids[2])))
+            if len(kids) == 3 and native.spelling(cursor).removeprefix("operator") in _OVERLOADED_BINARY:
+                # `now >= next` of two std::chrono time points: (a, operator>=, b), read as the
+                # operator it is written as, as tree-sitter reads it
+                return Expr(BINARY, text, native.spelling(cursor).removeprefix("operator"),
+                            (self.build(kids[0], depth), self.build(kids[2], depth)))
             shape = call_shape(cursor)
             if shape is not None:
                 return Expr(CALL, text, shape.callee, tuple(self.build(arg, depth) for arg in shape.arguments))
