@@ -396,11 +396,14 @@ class Iteration:
         for key, assignments in self._assignments.items():
             if key[0] == "field":
                 for a in assignments:
-                    value, target = strip(a.value), strip(a.target)
-                    if a.op != "=" or value is None or value.kind != IDENTIFIER:
+                    target = strip(a.target)
+                    if a.op != "=":
                         continue
                     struct = self.struct_of(target.field_of) if target is not None and target.kind == MEMBER else None
-                    found += [(key[-1], name, struct, a) for name in self._functions_given(value.op, a)]
+                    # either function of `sync_ = durable_mode ? durable : lazy`
+                    found += [(key[-1], name, struct, a) for value in alternatives(a.value)
+                              if value is not None and value.kind == IDENTIFIER
+                              for name in self._functions_given(value.op, a)]
         return found
 
     def _functions_given(self, name: str, a: Assignment) -> list[str]:

@@ -105,7 +105,10 @@ def call_shape(call: Cursor) -> CallShape | None:
         return CallShape(native.spelling(callee), False, callee, arguments)
     if kind == _K.MEMBER_REF_EXPR.value:
         objects = native.children(callee)    # none for a method called on the implicit this
-        return CallShape(native.spelling(callee), bool(objects), callee, arguments,
+        # a field called on the implicit this (a std::function or a function pointer member)
+        # goes through the field all the same
+        through = bool(objects) or native.referenced(callee)._kind_id == _K.FIELD_DECL.value
+        return CallShape(native.spelling(callee), through, callee, arguments,
                          look_through(objects[0]) if objects else None)
     return CallShape(name, False, None, arguments)
 

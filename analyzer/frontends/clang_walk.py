@@ -627,7 +627,7 @@ class FactWalker:
         elif is_assignment_operator(op):
             left, right = native.children(cursor)
             target = self.exprs.build(left)
-            self._assign(cursor, target, op, self.exprs.build(right))
+            self._assign(cursor, target, op, self._held_lambda(left, right) if op == "=" else self.exprs.build(right))
             if op == "=":
                 self._note_result(right, target)
                 self._fields_assigned(target, right)
@@ -645,7 +645,25 @@ class FactWalker:
         elif is_assignment_operator(op):
             parts = native.children(cursor)
             if len(parts) == 3:
-                self._assign(cursor, self.exprs.build(parts[0]), op, self.exprs.build(parts[2]))
+                self._assign(cursor, self.exprs.build(parts[0]), op,
+                             self._held_lambda(parts[0], parts[2]) if op == "=" else self.exprs.build(parts[2]))
+
+    def _held_lambda(self, target: Cursor, value: Cursor) -> Expr:
+        """The value assigned: for a lambda given to a variable or a field (`b.on_event =
+        [&](const Event &e) {...};`, into a std::function or a function pointer), the function
+        the lambda is (_lambda), named by the variable or field within the function it is
+        written in, so that a call of the field or variable runs it."""
+        made = look_through(value)
+        while made._kind_id == _K.CALL_EXPR.value and native.referenced(made)._kind_id == _K.CONSTRUCTOR.value \
+                and len(kids := native.children(made)) == 1:
+            made = look_through(kids[0])        # std::function's constructor from the lambda
+        holder = look_through(target)
+        if made._kind_id != _K.LAMBDA_EXPR.value or self._function is None \
+                or holder._kind_id not in (_K.MEMBER_REF_EXPR.value, _K.DECL_REF_EXPR.value):
+            return self.exprs.build(value)
+        name = native.spelling(holder)
+        self._held_lambdas[native.identity(made)] = name
+        return Expr(IDENTIFIER, f"{self._function}.{name}", f"{self._function}.{name}")
 
     def _unary(self, cursor: Cursor, _parent: Cursor) -> int:
         op = native.unary_operator(cursor)

@@ -215,6 +215,16 @@ def _unnamed(declarator: Node | None) -> bool:
     return declarator is None or declarator.type.startswith("abstract_")
 
 
+def _holder_name(source: bytes, holder: Node) -> str:
+    """The name of what a lambda is given to: the variable declared (`auto persist = [&]...`),
+    or the variable or field assigned (`cb = [&]...`, `b.on_event = [&]...`: the field's name)."""
+    if holder.type == "assignment_expression":
+        left = holder.child_by_field_name("left")
+        name = left.child_by_field_name("field") if left.type == "field_expression" else left
+        return text(source, name)
+    return text(source, holder.child_by_field_name("declarator"))
+
+
 def _has_arguments(call: Node) -> bool:
     arguments = call.child_by_field_name("arguments")
     return arguments is not None and arguments.named_child_count > 0
@@ -317,6 +327,8 @@ class _FileReader:
         self.function_nest = Nest([(node.start_byte, node.end_byte) for node in nodes])
         scopes = [(node, node.child_by_field_name("name")) for node in captures.get("scope", ())]
         self.qualified = self._qualified_names(nodes, scopes)
+        self._held_lambdas = {node.start_byte: qualified for node, (qualified, _) in zip(nodes, self.qualified)
+                              if node.type == "lambda_expression"}
         self._params: dict[int, frozenset[str]] = {}
         self._variables: dict[int, frozenset[str]] = {}     # per function: its parameters and locals
         self._constructed: list[Node] = []      # the classes of the objects made with arguments
@@ -350,7 +362,7 @@ class _FileReader:
         names = []
         for index, node in enumerate(nodes):
             if node.type == "lambda_expression":
-                variable = text(self.source, node.parent.child_by_field_name("declarator"))
+                variable = _holder_name(self.source, node.parent)
                 within = self.function_nest.chain(node.start_byte)[:-1]
                 qualified = f"{names[within[-1]][0]}.{variable}" if within else variable
                 names.append((qualified, qualified))
@@ -408,6 +420,7 @@ class _FileReader:
             callee, via_field = frame.conv.callee(fn)
             if callee in self.classes and not via_field and not _has_arguments(node):
                 continue    # `Record()`: a value made without arguments, as clang records none
+            owner = self._member_called(fn, callee, frame)
             byte_range = (node.start_byte, node.end_byte)
             if byte_range == frame.top_call:
                 result = frame.top_result
@@ -427,7 +440,8 @@ class _FileReader:
             field = called_field(fn)
             receiver = field.child_by_field_name("argument") if field is not None else None
             # a macro body's names are the invocation's to give: no declared type there
-            field_of = self.types.class_of(receiver, node.start_byte) if via_field and frame.anchor is None else None
+            field_of = self.types.class_of(receiver, node.start_byte) if via_field and frame.anchor is None else owner
+            via_field = via_field or owner is not None
             if callee == "flush" and field_of is not None and field_of.rsplit("::", 1)[-1] in STREAM_CLASSES:
                 # out.flush() is out << std::flush
                 self.pending_calls.append((key, "std::flush", span, function, loops, (frame.conv.expr(receiver),),
@@ -460,8 +474,23 @@ class _FileReader:
             target = frame.conv.expr(site.target)
             if site.field is not None and (target := self._field_set(frame, site, target, function)) is None:
                 continue
-            value = self._expanded(frame.conv, site.value, frame.active, call=True) or frame.conv.expr(site.value) if site.value is not None else None
+            if target.kind == MEMBER and site.value is not None and site.value.start_byte in self._held_lambdas:
+                # a lambda a field holds is the function it makes (_qualified_names): the field's
+                # calls run it, as a function stored in a field
+                held = self._held_lambdas[site.value.start_byte]
+                value = Expr(IDENTIFIER, held, held)
+            else:
+                value = self._expanded(frame.conv, site.value, frame.active, call=True) or frame.conv.expr(site.value) \
+                    if site.value is not None else None
             self.pending_assignments.append((key, target, site.op, value, span, function, loops))
+
+    def _member_called(self, fn: Node, callee: str, frame: _Frame) -> str | None:
+        """In a method, the class of a data member called on the implicit this (`on_event(e)` of a
+        std::function member, a function pointer member): a call through that field."""
+        if fn.type != "identifier" or frame.anchor is not None:
+            return None
+        index = self.function_nest.innermost(fn.start_byte)
+        return self.types.owner_at(index) if self.types.is_field(index, callee) else None
 
     def _field_set(self, frame: _Frame, site: AssignSite, target: Expr, function: str | None) -> Expr | None:
         """The field of the target a brace list's item sets (AssignSite.field); None where it is

@@ -85,6 +85,13 @@ def declaration_type(source: bytes, declarator: Node) -> str | None:
     return designated_type(source, owner.child_by_field_name("type"))
 
 
+def _method(declarator: Node) -> bool:
+    """Whether a member's declarator declares a method (`void sync(int);`), not a field of a
+    function pointer type (`int (*sync_)(int);`)."""
+    inner = declarator.child_by_field_name("declarator") if declarator.type == "function_declarator" else None
+    return inner is not None and inner.type in ("identifier", "field_identifier", "operator_name", "destructor_name")
+
+
 class DeclaredTypes:
     """The declared type of each name, per function and at file scope, and of each struct's fields."""
 
@@ -112,6 +119,7 @@ class DeclaredTypes:
             index = function_nest.innermost(declarator.start_byte)
             (self.in_function[index] if index >= 0 else self.file).setdefault(name, kind)
         self.fields: dict[str, dict[str, str]] = {}
+        self.field_names: dict[str, set[str]] = {}     # every field, its type known or not
         for node in structs:
             name = node.child_by_field_name("name")
             owners = [text(source, name)] if name is not None else []
@@ -119,17 +127,20 @@ class DeclaredTypes:
                 owners += [text(source, d) for d in node.parent.children_by_field_name("declarator")
                            if d.type == "type_identifier"]
             body = node.child_by_field_name("body")
-            members = {}
+            members, names = {}, set()
             for member in body.named_children if body is not None else ():
                 if member.type != "field_declaration":
                     continue
                 kind = designated_type(source, member.child_by_field_name("type"))
                 for d in member.children_by_field_name("declarator"):
                     field = declared_name(source, d, prototypes=True)
+                    if field and not _method(d):
+                        names.add(field)
                     if field and kind:
                         members[field] = kind
             for owner in owners:
                 self.fields.setdefault(owner, {}).update(members)
+                self.field_names.setdefault(owner, set()).update(names)
 
     def of_variable(self, name: str) -> str | None:
         """The struct a file-scope variable is declared with, by its bare name."""
@@ -146,6 +157,12 @@ class DeclaredTypes:
         of `class HashDB { File file_; }`)."""
         owner = self.owner_at(index)
         return self.fields.get(owner, {}) if owner is not None else {}
+
+    def is_field(self, index: int, name: str) -> bool:
+        """In a method, whether a name is a field of its class the file declares (a method's
+        name is none), whatever its type: `sync_` of `int (*sync_)(int);`."""
+        owner = self.owner_at(index)
+        return owner is not None and name in self.field_names.get(owner, ())
 
     def of(self, node: Node | None, pos: int) -> str | None:
         """The struct or class an object expression has, at a byte of the file: a declared name,
@@ -166,9 +183,10 @@ class DeclaredTypes:
             return None
         if node.type == "identifier":
             name = text(self.source, node)
-            index = self.nest.innermost(pos)
-            found = self.in_function[index].get(name) if index >= 0 else None
-            return found or self.file.get(name) or self.members(index).get(name)
+            chain = self.nest.chain(pos)
+            # a lambda sees the variables of the functions it is written in
+            found = next((kind for index in reversed(chain) if (kind := self.in_function[index].get(name))), None)
+            return found or self.file.get(name) or self.members(chain[-1] if chain else -1).get(name)
         if node.type == "qualified_identifier" and text(self.source, node) in STANDARD_STREAMS:
             return "ostream"
         if node.type == "this":

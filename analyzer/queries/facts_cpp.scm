@@ -8,8 +8,10 @@
 (union_specifier body: (_)) @scope
 ; A constructor's initialiser list: `fd_(::open(path, O_RDONLY))` sets the member.
 (field_initializer) @member_init
-; A lambda a variable holds: a function of its own, called by the variable's name.
+; A lambda a variable or a field holds: a function of its own, called by the variable's name
+; (or through the field: `b.on_event = [&](...) {...};` into a std::function member).
 (init_declarator declarator: (identifier) value: (lambda_expression body: (_)) @lambda)
+(assignment_expression left: [(identifier) (field_expression)] operator: "=" right: (lambda_expression body: (_)) @lambda)
 (lambda_expression
   declarator: (abstract_function_declarator
     parameters: (parameter_list (parameter_declaration declarator: (_) @local))))
