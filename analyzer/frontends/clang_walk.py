@@ -649,10 +649,11 @@ class FactWalker:
                              self._held_lambda(parts[0], parts[2]) if op == "=" else self.exprs.build(parts[2]))
 
     def _held_lambda(self, target: Cursor, value: Cursor) -> Expr:
-        """The value assigned: for a lambda given to a variable or a field (`b.on_event =
-        [&](const Event &e) {...};`, into a std::function or a function pointer), the function
-        the lambda is (_lambda), named by the variable or field within the function it is
-        written in, so that a call of the field or variable runs it."""
+        """The value assigned.  A lambda given to a variable or a field (into a std::function or
+        a function pointer) is a function of its own (_lambda), named by the variable or field
+        within the function it is written in: a call of the variable runs it, and the value a
+        field is given (`b.on_event = [&](const Event &e) {...};`) is that function, which the
+        field's calls run."""
         made = look_through(value)
         while made._kind_id == _K.CALL_EXPR.value and native.referenced(made)._kind_id == _K.CONSTRUCTOR.value \
                 and len(kids := native.children(made)) == 1:
@@ -663,6 +664,8 @@ class FactWalker:
             return self.exprs.build(value)
         name = native.spelling(holder)
         self._held_lambdas[native.identity(made)] = name
+        if holder._kind_id != _K.MEMBER_REF_EXPR.value:
+            return self.exprs.build(value)
         return Expr(IDENTIFIER, f"{self._function}.{name}", f"{self._function}.{name}")
 
     def _unary(self, cursor: Cursor, _parent: Cursor) -> int:
