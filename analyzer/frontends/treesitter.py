@@ -31,7 +31,7 @@ from .ts_names import (Nest, declared_name, definition_name, function_declarator
                        parameter_names, scope_name, text)
 from .ts_recover import recover
 from .ts_sites import AssignSite, ConstructSite, Sites
-from .ts_types import DeclaredTypes, qualified_type_name, template_arguments, type_name
+from .ts_types import STANDARD_STREAMS, DeclaredTypes, qualified_type_name, template_arguments, type_name
 
 _MAX_MACRO_DEPTH = 8
 
@@ -560,7 +560,8 @@ class _FileReader:
     def _names_variables(self, parameters: Node) -> bool:
         """Whether a block's "prototype" names a variable where a parameter's type should be
         (`SegmentView v(fd, off, len);`): an object made from those variables.  A variable
-        of the function, of the file, or in a method a field of its class the file declares."""
+        of the function, of the file, or in a method a field of its class the file declares;
+        or a standard stream (`TextReporter rep(std::cout);`)."""
         index = self.function_nest.innermost(parameters.start_byte)
         if index < 0:
             return False
@@ -570,9 +571,12 @@ class _FileReader:
                 name for declarator in self.captures.get("local", ())
                 if self.function_nest.innermost(declarator.start_byte) in (index, -1)
                 and (name := declared_name(self.source, declarator)) is not None}
+        # a standard stream is an object, never a type: `TextReporter rep(std::cout);`
         return any(p.type == "parameter_declaration" and _unnamed(p.child_by_field_name("declarator"))
-                   and (kind := p.child_by_field_name("type")) is not None and kind.type == "type_identifier"
-                   and text(self.source, kind) in variables for p in parameters.named_children)
+                   and (kind := p.child_by_field_name("type")) is not None
+                   and (kind.type == "type_identifier" and text(self.source, kind) in variables
+                        or kind.type == "qualified_identifier" and text(self.source, kind) in STANDARD_STREAMS)
+                   for p in parameters.named_children)
 
     def _as_arguments(self, parameters: Node) -> tuple[Converter, Node]:
         """A parameter list's text read again as a call's arguments."""
