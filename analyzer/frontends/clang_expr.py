@@ -83,6 +83,12 @@ class CallShape:
     receiver: Cursor | None = None    # the object of `obj.f()` / `obj->f()`
 
 
+def added_by_compiler(construction: Cursor, arguments: list[Cursor], file) -> bool:
+    """Whether a construction is a conversion or copy the compiler adds, not one written: its
+    one argument is all of its text."""
+    return len(arguments) == 1 and file.extent(arguments[0]) == file.extent(construction)
+
+
 def call_shape(call: Cursor) -> CallShape | None:
     """None for constructions and for overloaded operators other than `()`: the source has no call there."""
     if native.referenced(call)._kind_id == _K.CONSTRUCTOR.value:
@@ -250,8 +256,7 @@ class ExprBuilder:
             return Expr(OTHER, text, "new")
         if kind == _K.CALL_EXPR.value:
             kids = native.children(cursor)
-            if len(kids) == 1 and native.referenced(cursor)._kind_id == _K.CONSTRUCTOR.value \
-                    and self._file.extent(kids[0]) == self._file.extent(cursor):
+            if native.referenced(cursor)._kind_id == _K.CONSTRUCTOR.value and added_by_compiler(cursor, kids, self._file):
                 # an implicit conversion (a std::optional<Region> returned from a Region, a
                 # std::string parameter handed a char *): the value converted, as written
                 return self.build(kids[0], depth)

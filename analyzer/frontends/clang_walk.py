@@ -21,8 +21,8 @@ from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, IDENTIFIER, MEMBE
 from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, WALKS,
                          bounds_check, may_bound, may_matter, trace_off)
 from . import clang_native as native
-from .clang_expr import (CallShape, ExprBuilder, call_shape, call_under, class_path, is_assignment_operator,
-                         look_through, owner_of, struct_name, template_use)
+from .clang_expr import (CallShape, ExprBuilder, added_by_compiler, call_shape, call_under, class_path,
+                         is_assignment_operator, look_through, owner_of, struct_name, template_use)
 
 _K = CursorKind
 _SCOPES = {kind.value for kind in (
@@ -89,6 +89,15 @@ def _closing(text: str, opening: int) -> int:
         if depth == 0:
             return index
     return -1
+
+
+def _under_copies(value: Cursor) -> Cursor:
+    """The value under the one-argument constructions that copy or convert it (a closure copied,
+    a std::function made from a lambda)."""
+    while value._kind_id == _K.CALL_EXPR.value and native.referenced(value)._kind_id == _K.CONSTRUCTOR.value \
+            and len(kids := native.children(value)) == 1:
+        value = look_through(kids[0])
+    return value
 
 
 def _forwards(parts: list[Cursor]) -> bool:
@@ -365,9 +374,9 @@ class FactWalker:
         if constructor._kind_id != _K.CONSTRUCTOR.value:
             return
         arguments = native.children(cursor)
-        extent = self._file.extent(cursor)
-        if not arguments or (len(arguments) == 1 and self._file.extent(arguments[0]) == extent):
+        if not arguments or added_by_compiler(cursor, arguments, self._file):
             return
+        extent = self._file.extent(cursor)
         name = native.spelling(constructor)
         self._constructor_call(name, self._qualified(constructor, name), arguments, extent,
                                self._results.pop(native.identity(cursor), None))
@@ -429,9 +438,7 @@ class FactWalker:
         value = look_through(callable_)
         if value._kind_id == _K.UNARY_OPERATOR.value and native.unary_operator(value) == "&":
             value = look_through(native.children(value)[0])
-        while value._kind_id == _K.CALL_EXPR.value and native.referenced(value)._kind_id == _K.CONSTRUCTOR.value \
-                and len(kids := native.children(value)) == 1:
-            value = look_through(kids[0])       # a copy of the closure a variable holds
+        value = _under_copies(value)        # a copy of the closure a variable holds
         lambda_ = value._kind_id == _K.LAMBDA_EXPR.value
         referenced = native.referenced(value) if value._kind_id == _K.DECL_REF_EXPR.value else None
         if not lambda_ and (referenced is None or referenced._kind_id not in _CALLABLE | {_K.VAR_DECL.value}):
@@ -654,10 +661,7 @@ class FactWalker:
         within the function it is written in: a call of the variable runs it, and the value a
         field is given (`b.on_event = [&](const Event &e) {...};`) is that function, which the
         field's calls run."""
-        made = look_through(value)
-        while made._kind_id == _K.CALL_EXPR.value and native.referenced(made)._kind_id == _K.CONSTRUCTOR.value \
-                and len(kids := native.children(made)) == 1:
-            made = look_through(kids[0])        # std::function's constructor from the lambda
+        made = _under_copies(look_through(value))      # std::function's constructor from the lambda
         holder = look_through(target)
         if made._kind_id != _K.LAMBDA_EXPR.value or self._function is None \
                 or holder._kind_id not in (_K.MEMBER_REF_EXPR.value, _K.DECL_REF_EXPR.value):
