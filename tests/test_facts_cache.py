@@ -189,3 +189,25 @@ def test_concurrent_runs_share_it(tree: Path):
                     ".", cwd=tree)
     assert warm.stderr.count("(cached)") == 25 and warm.stdout == outputs[0][0]
     assert not [p for p in (tree / "shared").rglob(".tmp-*")]
+
+
+def test_a_changed_header_invalidates_the_files_tree_sitter_read_its_macros_from(tmp_path: Path, monkeypatch):
+    """tree-sitter reads a header only for a macro a guard is spelled with (ts_headers.py):
+    the entry depends on the headers it read as clang's does."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "append.c").write_text(
+        '#include <unistd.h>\n#include "batch.h"\n'
+        "void append(int fd, const char *p, long n) {\n"
+        "    for (long i = 0; i < n; i++) {\n"
+        "        if (write(fd, p + i, 1) < 0) return;\n"
+        "        if (END_OF_BATCH(i)) fdatasync(fd);\n"
+        "    }\n}\n")
+    (tmp_path / "batch.h").write_text("#define END_OF_BATCH(i) ((i) % 64 == 63)\n")
+    assert analyze(["append.c"], TREE_SITTER, cache=FactsCache("cache")).findings == []
+    (tmp_path / "batch.h").write_text("#define END_OF_BATCH(i) ((i) >= 0)\n")     # every record
+    cache = FactsCache("cache")
+    report = analyze(["append.c"], TREE_SITTER, cache=cache)
+    assert (cache.hits, [f.rule for f in report.findings]) == (0, ["MML009"])
+    cache = FactsCache("cache")
+    analyze(["append.c"], TREE_SITTER, cache=cache)
+    assert cache.hits == 1

@@ -25,7 +25,8 @@ from ..discovery import HEADERS, source_suffix
 from ..suppressions import may_hold_directive
 from .ts_expr import Bindings, Converter, MacroConverter, called_field, unwrap
 from .ts_grammar import Grammar, grammar, parse as parse_text
-from .ts_macros import Macros
+from .ts_headers import Headers, quoted_includes
+from .ts_macros import Macro, Macros
 from .ts_preproc import Group, groups
 from .ts_names import (Nest, declared_name, definition_name, function_declarator,
                        parameter_names, scope_name, text)
@@ -106,7 +107,8 @@ def _parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     if tree.root_node.has_error:
         captures = recover(lang, parsed, tree, captures, lines.starts)
     captures, conditional = _without_disabled_code(source, captures, options.language)
-    facts = _FileReader(path, source, options, lang, captures, lines, conditional)
+    headers = Headers(lang, path, quoted_includes(tree.root_node), options.include_dirs)
+    facts = _FileReader(path, source, options, lang, captures, lines, conditional, headers)
     reason = "tree-sitter: syntax errors skipped" if tree.root_node.has_error else "tree-sitter"
     return facts.file_facts(reason)
 
@@ -304,8 +306,10 @@ class _FileReader:
     """Turns one file's captures into its facts."""
 
     def __init__(self, path: str, source: bytes, options: FrontendOptions, lang: Grammar,
-                 captures: dict[str, list[Node]], lines: _Lines, conditional: list[Group] = ()) -> None:
+                 captures: dict[str, list[Node]], lines: _Lines, conditional: list[Group] = (),
+                 headers: Headers | None = None) -> None:
         self.path, self.source, self.options, self.captures = path, source, options, captures
+        self.headers = headers
         self.conditional = conditional
         self.lines = lines
         self.lang = lang
@@ -518,14 +522,26 @@ class _FileReader:
         value = unwrap(node)
         function = value.child_by_field_name("function") if value.type == "call_expression" else None
         name = conv.text(function) if function is not None and function.type == "identifier" else None
-        if name is None or name not in self.macros or name in active:
+        if name is None or name in active:
             return None
-        macro = self.macros[name]
-        if macro.value is None or (macro.value.type == "call_expression") != call:
+        macro = self.macros[name] if name in self.macros else self._header_value(name, call)
+        if macro is None or macro.value is None or (macro.value.type == "call_expression") != call:
             return None
         items = conv.argument_items(value.child_by_field_name("arguments"))
         return MacroConverter(macro.source, Bindings(macro.params, macro.variadic, items), macro.holes,
                               macro.hole_at).expr(macro.value)
+
+    def _header_value(self, name: str, call: bool) -> Macro | None:
+        """A value macro a header the file includes defines (ts_headers.py), for a condition
+        spelled as a call of a name the file does not define; a call macro's invocations are
+        the whole program's to make (header_macros.py)."""
+        if call or self.headers is None or name in self._defined_functions:
+            return None
+        return self.headers.value_macro(name)
+
+    @cached_property
+    def _defined_functions(self) -> set[str]:
+        return {name for _, name in self.qualified}
 
     def _condition(self, conv: Converter, node: Node, active: frozenset[str] = frozenset(),
                    at: int | None = None) -> Expr:
@@ -1025,7 +1041,8 @@ class _FileReader:
             branches=tuple(self.span(node) for node in self.captures.get("branch", ())) + tuple(self.macro_branches),
             alternatives=tuple((self.span(then), self.span(node)) for node in self.captures.get("alternative", ())
                                if (then := node.parent.child_by_field_name("consequence")) is not None),
-            comments=tuple(self._comments()), lines=self.lines.count)
+            comments=tuple(self._comments()), lines=self.lines.count,
+            includes=self.headers.read if self.headers is not None else ())
 
 
 def _plain_fields(struct: Node) -> bool:

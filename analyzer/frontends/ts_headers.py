@@ -1,0 +1,134 @@
+"""The function-like macros of the headers a file includes, as the tolerant frontend's guard
+conditions need them.
+
+tree-sitter parses each file alone.  A file that tests `if (IS_FULL(++pending))`, with
+`#define IS_FULL(n) ((n) == BATCH)` in the "store.h" it includes, would see a call of an
+unknown function, where clang, which reads the header, sees the test a batch is made of.  So
+when a condition is spelled as a call of a name the file does not define, the headers it
+includes with quotes (`#include "store.h"`: the project's own, found beside the file or on
+-I, then theirs in turn, as the preprocessor reads them) are read for a macro of that name.
+Only the definitions are read, each header once per process; the headers read become the
+facts' includes, so a cached entry is fresh only while they are unchanged (facts_cache.py).
+"""
+from __future__ import annotations
+
+import os
+
+from tree_sitter import Node
+
+from .ts_grammar import Grammar
+from .ts_macros import Macro, Macros
+
+# Headers read for one file at most, and how deep their inclusions are followed: a project's
+# own headers are few levels deep; a pathological include graph costs no more than this.
+_MAX_HEADERS = 64
+_MAX_DEPTH = 8
+# The preprocessor groups a definition or an inclusion may sit in.
+_GROUPS = {"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else"}
+
+# A header's text and what it holds: its function-like macros and the headers it includes;
+# kept for the process (a worker parses many files that include the same headers), read
+# again while the text is the same.
+_read: dict[tuple[str, str], tuple[bytes, Macros, tuple[str, ...]]] = {}
+
+
+def quoted_includes(root: Node) -> list[str]:
+    """The names a file includes with quotes, in order, outside functions."""
+    return [name for kind, node in _directives(root) if kind == "include" and (name := _quoted(node))]
+
+
+class Headers:
+    """The headers one file includes, searched for a macro when a condition asks for one."""
+
+    def __init__(self, grammar: Grammar, path: str, includes: list[str], include_dirs: tuple[str, ...]) -> None:
+        self._grammar = grammar
+        self._directory = os.path.dirname(os.path.abspath(path))
+        self._includes = includes
+        self._include_dirs = include_dirs
+        self._order: list[str] | None = None
+
+    @property
+    def read(self) -> tuple[str, ...]:
+        """The headers read so far, as found (the facts' includes)."""
+        return tuple(self._order or ())
+
+    def value_macro(self, name: str) -> Macro | None:
+        """The first definition of `name` in the headers, in the order the preprocessor reads
+        them, if it is a function-like macro whose body is one expression."""
+        for header in self._headers():
+            macros = _read[(self._grammar.language, header)][1]
+            if name in macros:
+                macro = macros[name]
+                return macro if macro.value is not None else None
+        return None
+
+    def _headers(self) -> list[str]:
+        """Every header reached from the file, depth first, each once."""
+        if self._order is None:
+            self._order = []
+            self._visit(self._directory, self._includes, 0)
+        return self._order
+
+    def _visit(self, directory: str, names: list[str] | tuple[str, ...], depth: int) -> None:
+        for name in names:
+            if len(self._order) >= _MAX_HEADERS or depth > _MAX_DEPTH:
+                return
+            found = self._find(directory, name)
+            if found is None or found in self._order:
+                continue
+            included = self._load(found)
+            if included is None:
+                continue
+            self._order.append(found)
+            self._visit(os.path.dirname(found), included, depth + 1)
+
+    def _find(self, directory: str, name: str) -> str | None:
+        for place in (directory, *self._include_dirs):
+            candidate = os.path.normpath(os.path.join(place, name))
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    def _load(self, path: str) -> tuple[str, ...] | None:
+        """The header's inclusions, its macros read into the process's table; None when it
+        cannot be read."""
+        try:
+            with open(path, "rb") as stream:
+                source = stream.read()
+        except OSError:
+            return None
+        key = (self._grammar.language, path)
+        known = _read.get(key)
+        if known is not None and known[0] == source:
+            return known[2]
+        root = self._grammar.parser.parse(source).root_node
+        definitions, included = [], []
+        for kind, node in _directives(root):
+            if kind == "macro":
+                definitions.append(node)
+            elif name := _quoted(node):
+                included.append(name)
+        _read[key] = (source, Macros(self._grammar, source, definitions), tuple(included))
+        return _read[key][2]
+
+
+def _directives(root: Node):
+    """(kind, node) of each #include ("include") and function-like #define ("macro") at the
+    top level or in preprocessor groups, in order."""
+    pending = list(reversed(root.children))
+    while pending:
+        node = pending.pop()
+        if node.type == "preproc_include":
+            yield "include", node
+        elif node.type == "preproc_function_def":
+            yield "macro", node
+        elif node.type in _GROUPS:
+            pending.extend(reversed(node.children))
+
+
+def _quoted(include: Node) -> str | None:
+    path = include.child_by_field_name("path")
+    if path is None or path.type != "string_literal":
+        return None
+    spelled = path.text.decode("utf-8", "replace").strip('"')
+    return spelled or None
