@@ -502,7 +502,8 @@ class Iteration:
     def _made_classes(self, written: str) -> frozenset[str]:
         """The classes an object made as `written` may be of: the class the name stands for,
         unaliased; a bare name that only nested classes have, any of them."""
-        kinds = self._unaliased(self.class_named(written))
+        bare = written.rsplit("::", 1)[-1]
+        kinds = self._unaliased(bare if bare in self._aliases else self.class_named(written))
         return frozenset().union(*(self.derived_classes(kind) if kind not in self._class_paths and kind in self._subclasses
                                    else {kind} for kind in kinds))
 
@@ -639,6 +640,10 @@ class Iteration:
             if (use := self._aliases.get(tail[0])) is not None \
                     and (path := "::".join([use.template, *tail[1:]])) in self._class_paths:
                 return path
+        # an alias of a template, by its name alone (`wal::DurableLog log{path}`): the template's
+        # class, whose methods a call on the object runs
+        if (use := self._aliases.get(parts[-1])) is not None and use.template in self._class_paths:
+            return use.template
         return parts[-1]
 
     @cached_property

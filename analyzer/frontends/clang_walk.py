@@ -427,6 +427,11 @@ class FactWalker:
             return owner_of(member)
         if shape.receiver is None:
             return None
+        if shape.receiver._kind_id == _K.TYPE_REF.value:
+            # `Policy::commit(fd)` in a template: a static method of the classes its uses give
+            # the parameter (its type is the parameter's, as for a `Policy policy_` member)
+            named = native.referenced(shape.receiver)
+            return native.spelling(named) if named._kind_id == _K.TEMPLATE_TYPE_PARAMETER.value else None
         return struct_name(native.object_declaration(shape.receiver)) or (
             _parameter_type(shape.receiver) if self._cpp else None)
 

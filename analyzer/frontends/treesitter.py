@@ -445,7 +445,11 @@ class _FileReader:
             receiver = field.child_by_field_name("argument") if field is not None else None
             # a macro body's names are the invocation's to give: no declared type there
             field_of = self.types.class_of(receiver, node.start_byte) if via_field and frame.anchor is None else owner
-            via_field = via_field or owner is not None
+            if owner is None and (parameter := self._type_parameter_scope(fn)) is not None:
+                # `Policy::commit(fd)`: a static method of each class the template's uses give
+                # Policy, as `policy_.commit(fd)` of a `Policy policy_` member
+                receiver, field_of = parameter, text(self.source, parameter)
+            via_field = via_field or field_of is not None
             if callee == "flush" and field_of is not None and field_of.rsplit("::", 1)[-1] in STREAM_CLASSES:
                 # out.flush() is out << std::flush
                 self.pending_calls.append((key, "std::flush", span, function, loops, (frame.conv.expr(receiver),),
@@ -487,6 +491,22 @@ class _FileReader:
                 value = self._expanded(frame.conv, site.value, frame.active, call=True) or frame.conv.expr(site.value) \
                     if site.value is not None else None
             self.pending_assignments.append((key, target, site.op, value, span, function, loops))
+
+    def _type_parameter_scope(self, fn: Node) -> Node | None:
+        """The scope of a call `P::f(...)` when P is a type parameter of a template the call
+        is written in."""
+        scope = fn.child_by_field_name("scope") if fn.type == "qualified_identifier" else None
+        if scope is None or scope.type not in ("namespace_identifier", "type_identifier"):
+            return None
+        name, at = text(self.source, scope), fn.start_byte
+        return scope if any(start <= at < end and name in parameters
+                            for start, end, parameters in self._template_parameters) else None
+
+    @cached_property
+    def _template_parameters(self) -> list[tuple[int, int, frozenset[str]]]:
+        """(start, end, its type parameters' names) of each template declaration."""
+        return [(node.start_byte, node.end_byte, frozenset(self._parameter_names(node)))
+                for node in self.captures.get("template", ())]
 
     def _member_called(self, fn: Node, callee: str, frame: _Frame) -> str | None:
         """In a method, the class of a data member called on the implicit this (`on_event(e)` of a
@@ -812,9 +832,6 @@ class _FileReader:
         """Each class or function template and its parameters' names."""
         found = []
         for declaration in self.captures.get("template", ()):
-            parameters = declaration.child_by_field_name("parameters")
-            names = [p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
-                     if "type_parameter" in p.type else None for p in parameters.named_children]
             defined = next(c for c in declaration.named_children
                            if c.type in ("class_specifier", "struct_specifier", "function_definition"))
             name = defined.child_by_field_name("name") if defined.type != "function_definition" else \
@@ -822,9 +839,15 @@ class _FileReader:
             if name is not None and name.type == "function_declarator":
                 name = name.child_by_field_name("declarator")
             if name is not None:
-                found.append(Template(scope_name(self.source, name).split("::")[-1],
-                                      tuple(text(self.source, n) if n is not None else "" for n in names)))
+                found.append(Template(scope_name(self.source, name).split("::")[-1], self._parameter_names(declaration)))
         return found
+
+    def _parameter_names(self, declaration: Node) -> tuple[str, ...]:
+        """A template's parameters' names in order, "" for one that is not a type's."""
+        names = [p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
+                 if "type_parameter" in p.type else None
+                 for p in declaration.child_by_field_name("parameters").named_children]
+        return tuple(text(self.source, n) if n is not None else "" for n in names)
 
     def _template_uses(self) -> list[TemplateUse]:
         """The aliases of class templates with their arguments, and the objects made of one."""
