@@ -41,6 +41,18 @@ FILLS = frozenset({"sprintf", "snprintf", "vsprintf", "vsnprintf", "strcpy", "st
                    "strcat", "strncat", "memcpy", "memmove"})
 
 
+# The standard library's view of consecutive numbers, as written (`for (auto i :
+# std::views::iota(0, n))` counts as `for (i = 0; i < n; i++)` does).
+COUNTING_VIEWS = frozenset({"std::views::iota", "std::ranges::views::iota", "views::iota", "ranges::views::iota"})
+
+
+def counting_view(range_: Expr | None) -> bool:
+    """Whether a range-for's range is a view of consecutive numbers."""
+    range_ = strip(range_)
+    return range_ is not None and range_.kind == CALL and range_.op == "iota" \
+        and range_.text.split("(", 1)[0].strip() in COUNTING_VIEWS
+
+
 @dataclass(frozen=True)
 class Region:
     """What one iteration of a loop runs: the loop's body in its own function, and the
@@ -402,7 +414,8 @@ class Variation:
 
     def _update(self, a: Assignment) -> int:
         if a.op == RANGE_ELEMENT:
-            return SCATTERED     # each iteration's element is data
+            # each iteration's element is data, but a counting view's is the next number
+            return AFFINE if counting_view(a.value) else SCATTERED
         if a.op in STEP_OPS or self._steps(a):
             return AFFINE        # a counter or an append cursor: monotonic, sequential
         if a.op in ("=", "|=", "&="):

@@ -10,7 +10,9 @@ step. A counter taken modulo or masked (`map[i % len]`, `slots[(head + i) &
 (size - 1)]`) walks a ring buffer in order, as an append does: scattered only
 when the counter is scaled by a page (4 KiB) or more before it wraps
 (`map[(i * 7919) % len]`, a pseudo-random permutation; the factor is read as
-written in the index, whatever the size of the elements it counts).
+written in the index, whatever the size of the elements it counts). A
+range-for over `std::views::iota(a, b)` counts as a for loop does; the element
+of any other range is data.
 A store is into the mapping when every known source of its pointer's value is
 that mapping: an mmap's result, a pointer computed from it
 (`uint64_t *slots = (uint64_t *)base;`, `q = base + off`, `&t[h]`), or what the

@@ -154,7 +154,7 @@ def _compiler(path: Path) -> list[str]:
     from mmaplint.analyzer.engine import language_of
 
     if path.suffix in CPP_SUFFIXES or language_of(str(path), path.read_bytes()) == "c++":
-        return ["g++", "-fsyntax-only", "-std=gnu++17"]
+        return ["g++", "-fsyntax-only", "-std=gnu++20"]     # the clang frontend's default dialect
     return ["gcc", "-fsyntax-only", "-std=gnu11", "-Werror=implicit-function-declaration"]
 
 

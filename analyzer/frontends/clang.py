@@ -19,7 +19,7 @@ from .clang_includes import builtin_include_dir
 from .clang_walk import FactWalker
 from .treesitter import with_macros
 
-_GNU_DEFAULTS = {"c": ["-x", "c", "-std=gnu17"], "c++": ["-x", "c++", "-std=gnu++17"]}
+_GNU_DEFAULTS = {"c": ["-x", "c", "-std=gnu17"], "c++": ["-x", "c++", "-std=gnu++20"]}
 # Warnings are never facts; -w also keeps a -Werror from the build from turning them into errors.
 _QUIET = ["-w"]
 

@@ -29,6 +29,7 @@ _UNARY_OPS = {"-", "+", "~", "!", "*", "&", "++", "--"}
 # Binary operators a class may overload, read as written (not `=`, an assignment, nor `<<` and
 # `>>`, which the walk reads as a stream's insertions and extractions)
 _OVERLOADED_BINARY = {"+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "&&", "||"}
+_COMPARISONS = {"<", ">", "<=", ">="}     # C++20 rewrites them through `<=>`
 _FOLDABLE = {"-", "+", "~", "!"}
 _NOT_ASSIGNMENT = {"==", "!=", "<=", ">="}
 _MAX_DEPTH = 120    # deeper expressions become OTHER instead of recursing (as in the tree-sitter frontend)
@@ -89,7 +90,7 @@ def added_by_compiler(construction: Cursor, arguments: list[Cursor], file) -> bo
     return len(arguments) == 1 and file.extent(arguments[0]) == file.extent(construction)
 
 
-def call_shape(call: Cursor) -> CallShape | None:
+def call_shape(call: Cursor, tu) -> CallShape | None:
     """None for constructions and for overloaded operators other than `()`: the source has no call there."""
     if native.referenced(call)._kind_id == _K.CONSTRUCTOR.value:
         return None
@@ -114,9 +115,17 @@ def call_shape(call: Cursor) -> CallShape | None:
         # a field called on the implicit this (a std::function or a function pointer member)
         # goes through the field all the same
         through = bool(objects) or native.referenced(callee)._kind_id == _K.FIELD_DECL.value
-        return CallShape(native.spelling(callee), through, callee, arguments,
+        return CallShape(native.spelling(callee) or dependent_member(tu, callee), through, callee, arguments,
                          look_through(objects[0]) if objects else None)
     return CallShape(name, False, None, arguments)
+
+
+def dependent_member(tu, member: Cursor) -> str:
+    """The member a template calls on an object of a parameter's type (`inner_.commit()`
+    with `INNER inner_`), which libclang leaves unnamed: the member expression's last token."""
+    with native.Tokens(tu, native.extent_range(member)) as tokens:
+        names = [tokens.spelling(token) for token in tokens]
+    return names[-1] if names and names[-1].isidentifier() else ""
 
 
 def template_use(kind) -> TemplateUse | None:
@@ -165,9 +174,10 @@ class ExprBuilder:
     linear in its size; a tree built at depth d serves requests at depth d or less, so that
     no fact's tree grows deeper than _MAX_DEPTH (as in ts_expr.Converter)."""
 
-    def __init__(self, main_file: native.MainFile, source: bytes) -> None:
+    def __init__(self, main_file: native.MainFile, source: bytes, tu) -> None:
         self._file = main_file
         self._source = source
+        self._tu = tu
         self._built: dict[tuple, tuple[Expr, int]] = {}   # the AST node: its tree, the depth it was built at
 
     def text(self, start: native.Position, end: native.Position) -> str:
@@ -262,15 +272,30 @@ class ExprBuilder:
                 return self.build(kids[0], depth)
             if len(kids) == 3 and native.spelling(cursor) == "operator[]":    # v[i] on a class: (v, operator[], i)
                 return Expr(SUBSCRIPT, text, "", (self.build(kids[0]), self.build(kids[2])))
+            if len(kids) == 3 and (compared := self._rewritten_comparison(cursor, kids, depth)) is not None:
+                return compared
             if len(kids) == 3 and native.spelling(cursor).removeprefix("operator") in _OVERLOADED_BINARY:
                 # `now >= next` of two std::chrono time points: (a, operator>=, b), read as the
                 # operator it is written as, as tree-sitter reads it
                 return Expr(BINARY, text, native.spelling(cursor).removeprefix("operator"),
                             (self.build(kids[0], depth), self.build(kids[2], depth)))
-            shape = call_shape(cursor)
+            shape = call_shape(cursor, self._tu)
             if shape is not None:
                 return Expr(CALL, text, shape.callee, tuple(self.build(arg, depth) for arg in shape.arguments))
         return Expr(OTHER, text)
+
+    def _rewritten_comparison(self, call: Cursor, kids: list[Cursor], depth: int) -> Expr | None:
+        """C++20's `now >= next` of two std::chrono time points, which clang rewrites as
+        `(now <=> next) >= 0`: the comparison as written."""
+        op = native.spelling(call).removeprefix("operator")
+        inner = look_through(kids[0])
+        if op not in _COMPARISONS or inner._kind_id != _K.CALL_EXPR.value or native.spelling(inner) != "operator<=>":
+            return None
+        parts = native.children(inner)
+        if len(parts) != 3:
+            return None
+        text = self.text(self._file.extent(parts[0])[0], self._file.extent(parts[2])[1])
+        return Expr(BINARY, text, op, (self.build(parts[0], depth), self.build(parts[2], depth)))
 
     def _brace_list(self, braces: Cursor, text: str, depth: int) -> Expr:
         """A brace list as the values of its items: a designated item's (`.base = p`: the

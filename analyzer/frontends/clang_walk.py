@@ -21,7 +21,7 @@ from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, IDENTIFIER, MEMBE
 from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, WALKS,
                          bounds_check, may_bound, may_matter, trace_off)
 from . import clang_native as native
-from .clang_expr import (CallShape, ExprBuilder, added_by_compiler, call_shape, call_under, class_path,
+from .clang_expr import (CallShape, ExprBuilder, added_by_compiler, call_shape, dependent_member, call_under, class_path,
                          is_assignment_operator, look_through, owner_of, struct_name, template_use)
 
 _K = CursorKind
@@ -134,7 +134,7 @@ class FactWalker:
         self._wanted = options.argument_callees
         self._cpp = options.language == "c++"
         self._file = native.MainFile(tu, path, source)
-        self.exprs = ExprBuilder(self._file, source)
+        self.exprs = ExprBuilder(self._file, source, tu)
         self.functions: list[Function] = []
         self.loops: list[Loop] = []
         self.calls: list[Call] = []
@@ -322,14 +322,12 @@ class FactWalker:
     # --- handlers: each returns RECURSE or CONTINUE ------------------------------------------
 
     def _call(self, cursor: Cursor, _parent: Cursor) -> int:
-        shape = call_shape(cursor)
+        shape = call_shape(cursor, self._tu)
         if shape is None:
             self._overloaded_assignment(cursor)
             self._manipulator(cursor)
             self._construction(cursor)
             return native.RECURSE
-        if not shape.callee and shape.via_field:
-            shape.callee = self._dependent_member(shape.name_cursor)
         target = None
         if (function := self._called(shape)) is not None:
             name = native.spelling(function)
@@ -412,13 +410,6 @@ class FactWalker:
                 names.append(struct_name(native.declaration_of(kind)) or "")
         self.template_uses.append(TemplateUse(name, tuple(names)))
 
-    def _dependent_member(self, member: Cursor) -> str:
-        """The member a template calls on an object of a parameter's type (`inner_.commit()`
-        with `INNER inner_`), which libclang leaves unnamed: the member expression's last token."""
-        with native.Tokens(self._tu, native.extent_range(member)) as tokens:
-            names = [tokens.spelling(token) for token in tokens]
-        return names[-1] if names and names[-1].isidentifier() else ""
-
     def _field_of(self, shape: CallShape) -> str | None:
         """The struct declaring the field a call goes through; for a method, the class of the
         object it is called on (`db_->set()` on a CacheDB runs CacheDB's set, or an override's)."""
@@ -484,6 +475,8 @@ class FactWalker:
         where = self._file.location(shape.name_cursor)
         if self._file.written_as(where, shape.callee):
             return None
+        if shape.via_field and dependent_member(self._tu, shape.name_cursor) == shape.callee:
+            return None     # a member of a template's dependent object (`storage_.slots()`): placed at the object
         with native.Tokens(self._tu, native.file_range(self._tu, where, where)) as tokens:
             written = next((tokens.spelling(token) for token in tokens), None)
         if written is None or written == shape.callee or not written.isidentifier():

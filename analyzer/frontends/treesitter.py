@@ -843,11 +843,24 @@ class _FileReader:
         return found
 
     def _parameter_names(self, declaration: Node) -> tuple[str, ...]:
-        """A template's parameters' names in order, "" for one that is not a type's."""
-        names = [p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
-                 if "type_parameter" in p.type else None
-                 for p in declaration.child_by_field_name("parameters").named_children]
-        return tuple(text(self.source, n) if n is not None else "" for n in names)
+        """A template's parameters' names in order, "" for one that is not a type's (a type's
+        is declared `class P`, `typename P`, or with a concept of the file: `Storage P`)."""
+        names = []
+        for p in declaration.child_by_field_name("parameters").named_children:
+            if "type_parameter" in p.type:
+                names.append(p.child_by_field_name("name")
+                             or next((c for c in p.named_children if c.type == "type_identifier"), None))
+            elif p.type == "parameter_declaration" and type_name(self.source, p.child_by_field_name("type")) \
+                    in self._concepts:
+                names.append(p.child_by_field_name("declarator"))
+            else:
+                names.append(None)
+        return tuple(text(self.source, n) if n is not None and n.type in ("identifier", "type_identifier") else ""
+                     for n in names)
+
+    @cached_property
+    def _concepts(self) -> frozenset[str]:
+        return frozenset(text(self.source, node) for node in self.captures.get("concept", ()))
 
     def _template_uses(self) -> list[TemplateUse]:
         """The aliases of class templates with their arguments, and the objects made of one."""

@@ -54,7 +54,7 @@ def template_arguments(source: bytes, node: Node | None) -> tuple[str, str, ...]
     (`PlantDB<CacheDB, BasicDB::TYPEGRASS>` -> PlantDB, CacheDB, ""), or a function template
     (`procorder<kc::ProtoTreeDB>`): each argument's class or typedef name, "" for a value or a
     type that names none; None for anything else."""
-    if node is not None and node.type == "qualified_identifier":
+    while node is not None and node.type == "qualified_identifier":
         node = node.child_by_field_name("name")
     if node is None or node.type not in ("template_type", "template_function") \
             or (arguments := node.child_by_field_name("arguments")) is None:

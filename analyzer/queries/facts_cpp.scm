@@ -46,4 +46,10 @@
 (call_expression function: (template_function) @template.call)
 (call_expression function: (qualified_identifier name: (template_function) @template.call))
 (type_definition type: (template_type) declarator: (type_identifier)) @alias
+(type_definition type: (qualified_identifier name: (template_type)) declarator: (type_identifier)) @alias
+(type_definition type: (qualified_identifier name: (qualified_identifier name: (template_type))) declarator: (type_identifier)) @alias
 (alias_declaration type: (type_descriptor type: (template_type))) @alias
+(alias_declaration type: (type_descriptor type: (qualified_identifier name: (template_type)))) @alias
+(alias_declaration type: (type_descriptor type: (qualified_identifier name: (qualified_identifier name: (template_type))))) @alias
+; A concept: a template parameter it constrains (`template <Storage S>`) is a type's.
+(concept_definition name: (identifier) @concept)
