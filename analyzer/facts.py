@@ -51,7 +51,7 @@ BINARY = "binary"      # op = "+", "|", "%", "<<", ...; children = (left, right)
 UNARY = "unary"        # op = "-", "~", "!", "*" (deref), "&" (address-of), "++", "--"
 SUBSCRIPT = "subscript"  # children = (base, index)
 MEMBER = "member"      # op = field name; children = (object,); field_of = its struct, when known
-CAST = "cast"          # children = (operand,); op = the type's spelling
+CAST = "cast"          # children = (operand,); op = the type's spelling, or an accessor's name (CONTENTS)
 COND = "cond"          # children = (condition, then, else)
 STRING = "string"      # string literal
 OTHER = "other"        # anything else (lambdas, ...); op = "sizeof" for sizeof, "new" for new, BRACES for a
@@ -59,6 +59,14 @@ OTHER = "other"        # anything else (lambdas, ...); op = "sizeof" for sizeof,
 # OTHER's op for a brace list (`{p, n}`, `(struct span){p, n}`, `Span{p, n}`): children = the values
 # of its items, in order (a designated item's value, a nested list as a brace list)
 BRACES = "{}"
+# Methods of the standard library's strings, paths, vectors and spans (CONTENTS_CLASSES) that
+# hand back what the object holds, as another type: a call of one without arguments on such an
+# object (`path.c_str()`, `buf.data()`) is the object seen through a conversion, CAST with the
+# method's name for op, so that the file a path names and the memory a span views flow through
+# it as through a cast.  A class of the program's own with a `data()` is called, its body read.
+CONTENTS = frozenset({"c_str", "data", "string", "native"})
+CONTENTS_CLASSES = frozenset({"basic_string", "string", "basic_string_view", "string_view", "path", "vector",
+                              "array", "span"})
 
 
 # An expression's text is its source spelling, up to TEXT_LIMIT characters; a longer one keeps
@@ -387,6 +395,6 @@ class FrontendError(Exception):
 __all__ = [
     "Span", "Expr", "TEXT_LIMIT", "shortened", "spelled", "Scoped", "Function", "EVERY_CALL", "Loop", "Call", "Assignment", "FieldBinding", "TableEntry",
     "StructFields", "ClassBases", "Template", "TemplateUse", "StatementNames", "FileFacts",
-    "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT", "STEP_OPS",
+    "FrontendOptions", "FrontendError", "strip", "RANGE_ELEMENT", "STEP_OPS", "CONTENTS", "CONTENTS_CLASSES",
     "INT", "IDENTIFIER", "CALL", "BINARY", "UNARY", "SUBSCRIPT", "MEMBER", "CAST", "COND", "STRING", "OTHER",
 ]

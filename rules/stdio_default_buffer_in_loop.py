@@ -6,8 +6,9 @@ loop when the stream keeps its default buffer (no `setvbuf()`/`setbuf()`/
 `setbuffer()` is handed the stream before its first I/O) and the open is a
 repeated cost rather than the work itself:
 - the same file every iteration: a string literal path, or one the loop does
-  not change (also through a function the loop calls, which is handed the
-  loop's path or names a literal one); the message says the file is reopened
+  not change (a `std::string` or `std::filesystem::path` too: `log.c_str()`
+  names the file `log` holds; also through a function the loop calls, which is
+  handed the loop's path or names a literal one); the message says the file is reopened
   every iteration; a function that hands the stream back (an `xfopen` that dies
   on error) is the open itself for the loop that calls it;
 - or, in the loop itself, a stream that is opened and closed within one

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from clang.cindex import Cursor, CursorKind
 
-from ..facts import (BINARY, BRACES, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr,
+from ..facts import (BINARY, BRACES, CALL, CAST, CONTENTS, CONTENTS_CLASSES, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT, UNARY, Expr,
                      TemplateUse, spelled)
 from . import clang_native as native
 
@@ -118,6 +118,21 @@ def call_shape(call: Cursor, tu) -> CallShape | None:
         return CallShape(native.spelling(callee) or dependent_member(tu, callee), through, callee, arguments,
                          look_through(objects[0]) if objects else None)
     return CallShape(name, False, None, arguments)
+
+
+def _standard_contents(method: Cursor) -> bool:
+    """Whether a method is one of a standard string's, path's, vector's or span's (facts.CONTENTS):
+    its class is in namespace std, as the library's inline namespaces (`std::__cxx11`) are."""
+    owner = native.semantic_parent(method)
+    if owner is None or struct_name(owner) not in CONTENTS_CLASSES:
+        return False
+    scope = native.semantic_parent(owner)
+    while scope is not None and scope._kind_id == _K.NAMESPACE.value:
+        if native.spelling(scope) == "std" and (outer := native.semantic_parent(scope)) is not None \
+                and outer._kind_id == _K.TRANSLATION_UNIT.value:
+            return True
+        scope = native.semantic_parent(scope)
+    return False
 
 
 def dependent_member(tu, member: Cursor) -> str:
@@ -280,6 +295,9 @@ class ExprBuilder:
                 return Expr(BINARY, text, native.spelling(cursor).removeprefix("operator"),
                             (self.build(kids[0], depth), self.build(kids[2], depth)))
             shape = call_shape(cursor, self._tu)
+            if shape is not None and shape.callee in CONTENTS and shape.receiver is not None and not shape.arguments \
+                    and _standard_contents(native.referenced(shape.name_cursor)):
+                return Expr(CAST, text, shape.callee, (self.build(shape.receiver, depth),))     # facts.CONTENTS
             if shape is not None:
                 return Expr(CALL, text, shape.callee, tuple(self.build(arg, depth) for arg in shape.arguments))
         return Expr(OTHER, text)

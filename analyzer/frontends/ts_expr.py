@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from tree_sitter import Node
 
-from ..facts import (BINARY, BRACES, CALL, CAST, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT,
+from ..facts import (BINARY, BRACES, CALL, CAST, CONTENTS, CONTENTS_CLASSES, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT,
                      UNARY, Expr, shortened, spelled)
 
 if TYPE_CHECKING:
@@ -278,7 +278,18 @@ class Converter:
         cast = call_cast(node)
         if cast is not None:
             return Expr(CAST, self.label(node), cast[0], (self.expr(cast[1], depth),))
-        return Expr(CALL, self.label(node), self.callee(fn)[0], self.arguments(args, depth))
+        callee, via_field = self.callee(fn)
+        if via_field and callee in CONTENTS and args is not None and args.named_child_count == 0 \
+                and fn.type == "field_expression" and (obj := fn.child_by_field_name("argument")) is not None \
+                and self._standard_contents(obj, node.start_byte):
+            return Expr(CAST, self.label(node), callee, (self.expr(obj, depth),))     # facts.CONTENTS
+        return Expr(CALL, self.label(node), callee, self.arguments(args, depth))
+
+    def _standard_contents(self, obj: Node, pos: int) -> bool:
+        """Whether an object is declared of a standard string, path, vector or span (as written:
+        `std::string`, `fs::path`, a bare `string` under a using-directive)."""
+        kind = self.types.class_of(obj, pos) if self.types is not None else None
+        return kind is not None and "." not in kind and kind.rsplit("::", 1)[-1] in CONTENTS_CLASSES
 
     def _compound_literal(self, node: Node, depth: int) -> Expr:
         """C++'s `std::size_t{16}`, a braced cast of one value, is that value cast; a C compound
