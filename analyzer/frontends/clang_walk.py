@@ -494,6 +494,9 @@ class FactWalker:
             repeated_from, condition_end = self._for_clauses(cursor, start)
             condition = next((kid for kid in kids[:-1]
                               if repeated_from <= self._file.extent(kid)[0][2] < condition_end), None)
+            if condition is None and repeated_from == start[2] and len(kids) > 1 \
+                    and all(self._file.extent(kid) == (start, end) for kid in kids):
+                condition = self._expanded_condition(cursor, kids)
         else:
             repeated_from = start[2]
             condition = {"while": kids[0], "do": kids[-1]}.get(kind) if len(kids) == 2 else None
@@ -560,6 +563,13 @@ class FactWalker:
             return start[2], start[2]
         return semicolons[0] + 1, semicolons[1]
 
+    @staticmethod
+    def _expanded_condition(loop: Cursor, kids: list[Cursor]) -> Cursor | None:
+        """The condition of a for loop a macro expands to (glibc's FD_ZERO), whose clauses all
+        sit at the invocation, so that no offset tells them apart: with all four clauses, the
+        second.  One with a clause left empty is not known: taken to have a condition, never
+        to be endless."""
+        return kids[1] if len(kids) == 4 else loop
     def _if(self, cursor: Cursor, _parent: Cursor) -> int:
         """The then-branch is a guard, made when the function is done (_guards_of_ifs).  C++
         puts an init statement first, and a condition variable in place of the condition
