@@ -21,8 +21,9 @@ from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, IDENTIFIER, MEMBE
 from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, WALKS,
                          bounds_check, may_bound, may_matter, trace_off)
 from . import clang_native as native
-from .clang_expr import (CallShape, ExprBuilder, added_by_compiler, call_shape, dependent_member, call_under, class_path,
-                         is_assignment_operator, look_through, owner_of, struct_name, template_use)
+from .clang_expr import (CallShape, ExprBuilder, added_by_compiler, call_shape, call_under, class_path,
+                         dependent_member, is_assignment_operator, look_through, owner_of, struct_name,
+                         template_use)
 
 _K = CursorKind
 _SCOPES = {kind.value for kind in (
@@ -564,12 +565,13 @@ class FactWalker:
         return semicolons[0] + 1, semicolons[1]
 
     @staticmethod
-    def _expanded_condition(loop: Cursor, kids: list[Cursor]) -> Cursor | None:
+    def _expanded_condition(loop: Cursor, kids: list[Cursor]) -> Cursor:
         """The condition of a for loop a macro expands to (glibc's FD_ZERO), whose clauses all
         sit at the invocation, so that no offset tells them apart: with all four clauses, the
-        second.  One with a clause left empty is not known: taken to have a condition, never
-        to be endless."""
+        second.  One with a clause left empty is not known: the loop stands for its condition
+        (an opaque one), so that it is never taken to be endless."""
         return kids[1] if len(kids) == 4 else loop
+
     def _if(self, cursor: Cursor, _parent: Cursor) -> int:
         """The then-branch is a guard, made when the function is done (_guards_of_ifs).  C++
         puts an init statement first, and a condition variable in place of the condition
