@@ -285,15 +285,16 @@ class ExprBuilder:
                 # an implicit conversion (a std::optional<Region> returned from a Region, a
                 # std::string parameter handed a char *): the value converted, as written
                 return self.build(kids[0], depth)
-            if len(kids) == 3 and native.spelling(cursor) == "operator[]":    # v[i] on a class: (v, operator[], i)
+            spelled = native.spelling(cursor) if len(kids) == 3 else ""
+            if spelled == "operator[]":    # v[i] on a class: (v, operator[], i)
                 return Expr(SUBSCRIPT, text, "", (self.build(kids[0]), self.build(kids[2])))
-            if len(kids) == 3 and (compared := self._rewritten_comparison(cursor, kids, depth)) is not None:
+            op = spelled.removeprefix("operator")
+            if op in _COMPARISONS and (compared := self._rewritten_comparison(kids, op, depth)) is not None:
                 return compared
-            if len(kids) == 3 and native.spelling(cursor).removeprefix("operator") in _OVERLOADED_BINARY:
+            if op in _OVERLOADED_BINARY:
                 # `now >= next` of two std::chrono time points: (a, operator>=, b), read as the
                 # operator it is written as, as tree-sitter reads it
-                return Expr(BINARY, text, native.spelling(cursor).removeprefix("operator"),
-                            (self.build(kids[0], depth), self.build(kids[2], depth)))
+                return Expr(BINARY, text, op, (self.build(kids[0], depth), self.build(kids[2], depth)))
             shape = call_shape(cursor, self._tu)
             if shape is not None and shape.callee in CONTENTS and shape.receiver is not None and not shape.arguments \
                     and _standard_contents(native.referenced(shape.name_cursor)):
@@ -302,12 +303,11 @@ class ExprBuilder:
                 return Expr(CALL, text, shape.callee, tuple(self.build(arg, depth) for arg in shape.arguments))
         return Expr(OTHER, text)
 
-    def _rewritten_comparison(self, call: Cursor, kids: list[Cursor], depth: int) -> Expr | None:
+    def _rewritten_comparison(self, kids: list[Cursor], op: str, depth: int) -> Expr | None:
         """C++20's `now >= next` of two std::chrono time points, which clang rewrites as
-        `(now <=> next) >= 0`: the comparison as written."""
-        op = native.spelling(call).removeprefix("operator")
+        `(now <=> next) >= 0` (kids: that call of operator>=): the comparison as written."""
         inner = look_through(kids[0])
-        if op not in _COMPARISONS or inner._kind_id != _K.CALL_EXPR.value or native.spelling(inner) != "operator<=>":
+        if inner._kind_id != _K.CALL_EXPR.value or native.spelling(inner) != "operator<=>":
             return None
         parts = native.children(inner)
         if len(parts) != 3:

@@ -26,10 +26,11 @@ _MAX_DEPTH = 8
 # The preprocessor groups a definition or an inclusion may sit in.
 _GROUPS = {"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else"}
 
-# A header's text and what it holds: its function-like macros and the headers it includes;
-# kept for the process (a worker parses many files that include the same headers), read
-# again while the text is the same.
-_read: dict[tuple[str, str], tuple[bytes, Macros, tuple[str, ...]]] = {}
+# A header's (size, mtime, inode) and what it holds: its function-like macros and the headers
+# it includes; kept for the process (a worker parses many files that include the same
+# headers), read again when the header is written (the facts cache tells a change by content:
+# facts_cache.Dependency).
+_read: dict[tuple[str, str], tuple[tuple[int, int, int], Macros, tuple[str, ...]]] = {}
 
 
 def quoted_includes(root: Node) -> list[str]:
@@ -93,14 +94,16 @@ class Headers:
         """The header's inclusions, its macros read into the process's table; None when it
         cannot be read."""
         try:
+            status = os.stat(path)
+            stamp = (status.st_size, status.st_mtime_ns, status.st_ino)
+            key = (self._grammar.language, path)
+            known = _read.get(key)
+            if known is not None and known[0] == stamp:
+                return known[2]
             with open(path, "rb") as stream:
                 source = stream.read()
         except OSError:
             return None
-        key = (self._grammar.language, path)
-        known = _read.get(key)
-        if known is not None and known[0] == source:
-            return known[2]
         root = self._grammar.parser.parse(source).root_node
         definitions, included = [], []
         for kind, node in _directives(root):
@@ -108,7 +111,7 @@ class Headers:
                 definitions.append(node)
             elif name := _quoted(node):
                 included.append(name)
-        _read[key] = (source, Macros(self._grammar, source, definitions), tuple(included))
+        _read[key] = (stamp, Macros(self._grammar, source, definitions), tuple(included))
         return _read[key][2]
 
 
