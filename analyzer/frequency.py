@@ -40,7 +40,7 @@ FORMATS = {"sprintf": 1, "snprintf": 2, "asprintf": 1}
 # Searches that return a pointer into the string they are given (or NULL).
 STRING_SEARCHES = frozenset({"strchr", "strrchr", "strchrnul", "strpbrk", "strstr", "strcasestr", "memchr"})
 # Words of a name that switches on diagnostic output (SQLITE_DEBUG, eVerbosity, g.bTrace).
-_TRACE_WORDS = {"debug", "dbg", "verbose", "verbosity", "trace", "tracing"}
+_TRACE_WORDS = {"debug", "debugging", "dbg", "verbose", "verbosity", "trace", "tracing"}
 TERMINAL_TESTS = frozenset({"isatty"})
 _NOT_TRACE_WORDS = {"ndebug"}   # NDEBUG is set in release builds
 _TEST_WORDS = {"test", "testing"}
