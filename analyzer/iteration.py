@@ -426,8 +426,7 @@ class Iteration:
         ("tokenizer.pModule": the type of tokenizer's pModule field, from the
         struct's declaration in any analyzed file); None when some step is not declared."""
         if field_of is None or "." not in field_of:
-            return self.class_named(field_of) if field_of is not None and (
-                "::" in field_of or field_of in self._aliases) else field_of
+            return self.class_named(field_of) if field_of is not None else None
         owner, *path = field_of.split(".")
         for field in path:
             owner = next((kind for name in self.same_structs(owner)

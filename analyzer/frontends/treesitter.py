@@ -25,7 +25,7 @@ from ..discovery import HEADERS, source_suffix
 from ..suppressions import may_hold_directive
 from .ts_expr import Bindings, Converter, MacroConverter, called_field, unwrap
 from .ts_grammar import Grammar, grammar, parse as parse_text
-from .ts_headers import Headers, quoted_includes
+from .ts_headers import Headers
 from .ts_macros import Macro, Macros
 from .ts_preproc import Group, groups
 from .ts_names import (Nest, declared_name, definition_name, function_declarator,
@@ -107,7 +107,7 @@ def _parse(path: str, source: bytes, options: FrontendOptions) -> FileFacts:
     if tree.root_node.has_error:
         captures = recover(lang, parsed, tree, captures, lines.starts)
     captures, conditional = _without_disabled_code(source, captures, options.language)
-    headers = Headers(lang, path, quoted_includes(tree.root_node), options.include_dirs)
+    headers = Headers(lang, path, tree.root_node, options.include_dirs)
     facts = _FileReader(path, source, options, lang, captures, lines, conditional, headers)
     reason = "tree-sitter: syntax errors skipped" if tree.root_node.has_error else "tree-sitter"
     return facts.file_facts(reason)

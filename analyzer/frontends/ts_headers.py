@@ -33,18 +33,14 @@ _GROUPS = {"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "pr
 _read: dict[tuple[str, str], tuple[tuple[int, int, int], Macros, tuple[str, ...]]] = {}
 
 
-def quoted_includes(root: Node) -> list[str]:
-    """The names a file includes with quotes, in order, outside functions."""
-    return [name for kind, node in _directives(root) if kind == "include" and (name := _quoted(node))]
-
-
 class Headers:
-    """The headers one file includes, searched for a macro when a condition asks for one."""
+    """The headers one file includes, searched for a macro when a condition asks for one (its
+    tree is read for inclusions then, not for every file)."""
 
-    def __init__(self, grammar: Grammar, path: str, includes: list[str], include_dirs: tuple[str, ...]) -> None:
+    def __init__(self, grammar: Grammar, path: str, root: Node, include_dirs: tuple[str, ...]) -> None:
         self._grammar = grammar
         self._directory = os.path.dirname(os.path.abspath(path))
-        self._includes = includes
+        self._root = root
         self._include_dirs = include_dirs
         self._order: list[str] | None = None
 
@@ -67,10 +63,10 @@ class Headers:
         """Every header reached from the file, depth first, each once."""
         if self._order is None:
             self._order = []
-            self._visit(self._directory, self._includes, 0)
+            self._visit(self._directory, _directives(self._root)[1], 0)
         return self._order
 
-    def _visit(self, directory: str, names: list[str] | tuple[str, ...], depth: int) -> None:
+    def _visit(self, directory: str, names: tuple[str, ...], depth: int) -> None:
         for name in names:
             if len(self._order) >= _MAX_HEADERS or depth > _MAX_DEPTH:
                 return
@@ -104,29 +100,25 @@ class Headers:
                 source = stream.read()
         except OSError:
             return None
-        root = self._grammar.parser.parse(source).root_node
-        definitions, included = [], []
-        for kind, node in _directives(root):
-            if kind == "macro":
-                definitions.append(node)
-            elif name := _quoted(node):
-                included.append(name)
-        _read[key] = (stamp, Macros(self._grammar, source, definitions), tuple(included))
+        definitions, included = _directives(self._grammar.parser.parse(source).root_node)
+        _read[key] = (stamp, Macros(self._grammar, source, definitions), included)
         return _read[key][2]
 
 
-def _directives(root: Node):
-    """(kind, node) of each #include ("include") and function-like #define ("macro") at the
-    top level or in preprocessor groups, in order."""
+def _directives(root: Node) -> tuple[list[Node], tuple[str, ...]]:
+    """The function-like #defines and the names #included with quotes, in order, at the top
+    level or in preprocessor groups."""
+    definitions, included = [], []
     pending = list(reversed(root.children))
     while pending:
         node = pending.pop()
-        if node.type == "preproc_include":
-            yield "include", node
-        elif node.type == "preproc_function_def":
-            yield "macro", node
+        if node.type == "preproc_function_def":
+            definitions.append(node)
+        elif node.type == "preproc_include" and (name := _quoted(node)):
+            included.append(name)
         elif node.type in _GROUPS:
             pending.extend(reversed(node.children))
+    return definitions, tuple(included)
 
 
 def _quoted(include: Node) -> str | None:
