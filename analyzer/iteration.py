@@ -92,6 +92,17 @@ def nearest(defined: list[tuple[str, Function]], path: str) -> list[tuple[str, F
     return found
 
 
+def _reachable(start: str, edges: dict[str, set[str]]) -> frozenset[str]:
+    """`start` and every name reached from it along the edges, however indirectly."""
+    found, pending = {start}, [start]
+    while pending:
+        for following in edges.get(pending.pop(), ()):
+            if following not in found:
+                found.add(following)
+                pending.append(following)
+    return frozenset(found)
+
+
 @cache
 def _directories(path: str) -> tuple[str, ...]:
     return tuple(os.path.dirname(path).split(os.sep))
@@ -662,22 +673,11 @@ class Iteration:
 
     def derived_classes(self, name: str) -> frozenset[str]:
         """A class and every class deriving from it, however indirectly."""
-        found, pending = {name}, [name]
-        while pending:
-            for child in self._subclasses.get(pending.pop(), ()):
-                if child not in found:
-                    found.add(child)
-                    pending.append(child)
-        return frozenset(found)
+        return _reachable(name, self._subclasses)
 
     def _ancestors(self, name: str) -> frozenset[str]:
-        found, pending = {name}, [name]
-        while pending:
-            for parent in self._bases.get(pending.pop(), ()):
-                if parent not in found:
-                    found.add(parent)
-                    pending.append(parent)
-        return frozenset(found)
+        """A class and every class it derives from, however indirectly."""
+        return _reachable(name, self._bases)
 
     @cached_property
     def _bases(self) -> dict[str, set[str]]:
