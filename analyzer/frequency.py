@@ -62,12 +62,12 @@ PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "err"
 # a socket): under load they return at once, and the per-request cost is the whole cost.
 WAITS = frozenset({
     "sleep", "usleep", "nanosleep", "clock_nanosleep", "pthread_cond_timedwait", "sem_timedwait",
-    "pthread_join", "thrd_join", "wait", "waitpid", "waitid",
+    "pthread_join", "thrd_join", "wait", "waitpid", "waitid", "wait3", "wait4",
     "sigwait", "sigwaitinfo", "sigtimedwait", "sigsuspend", "pause",
     "sleep_for", "sleep_until",         # std::this_thread's
 })
 # Waits for a child that return at once when given WNOHANG.
-POLLED_WAITS = frozenset({"waitpid", "waitid"})
+POLLED_WAITS = frozenset({"waitpid", "waitid", "wait3", "wait4"})
 # C++'s timed waits of a condition variable (or a future), methods of the object waited on:
 # `cv.wait_for(lock, 1s)` waits for its tick as pthread_cond_timedwait does.
 TIMED_WAIT_METHODS = frozenset({"wait_for", "wait_until"})
