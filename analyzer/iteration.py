@@ -1559,7 +1559,7 @@ class Iteration:
         paced = set()
         for call in itertools.chain(self.calls(*frequency.WAITS, *frequency.SLEEPING_POLLS, *frequency.PROMPTS),
                                     self.written_calls(*frequency.TIMED_WAIT_METHODS)):     # `cv.wait_for(...)`
-            if not frequency.waits(call):
+            if not self._waits(call):
                 continue
             if any(self.guards_over(step) or step.loops for step in call.via[1:]):
                 continue    # waits only sometimes
@@ -1578,7 +1578,13 @@ class Iteration:
         own (a REPL's `while ((line = linenoise(prompt)) != NULL)`): running them waits for the
         person."""
         return {function.rsplit("::", 1)[-1] for _, function in
-                self._always_calling(frequency.PROMPTS, frequency.waits)}
+                self._always_calling(frequency.PROMPTS, self._waits)}
+
+    def _waits(self, call: Call) -> bool:
+        """Whether a call is one of the library's waits (frequency.waits): a call that runs a
+        function of the program is not, whatever its name (a test client's own `readline(fd)`
+        reads a socket, which under load returns at once); it waits where its body does."""
+        return frequency.waits(call) and not self.resolve(call)
 
     def _parses_options(self, path: str, loop_id: int) -> bool:
         """Whether a loop reads the command-line options: a call in it is handed argc or argv,
