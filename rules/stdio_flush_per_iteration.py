@@ -19,7 +19,12 @@ debug, verbosity or trace setting is on, or a log level lets them through
 diagnostics flushed so they survive a crash); a flush in a function named for
 reporting errors (`errorMessage`, `log_error`, `fatal`, a name ending in one:
 `syserr`; once per error, not per record); a prompt, flushed before the same iteration reads the standard
-input; a loop that reads the standard input after its function switched the
+input; a flush followed in the same iteration of its function by a call that
+starts a process (`fork`, `vfork`, `posix_spawn`, `system`, `popen`, an `exec`
+function): flushed first, the child does not write the parent's buffered output
+a second time, nor exec drop it, and the new process costs far more than the
+write() the flush makes (a test runner's `fflush(NULL)` before forking each
+test); a loop that reads the standard input after its function switched the
 terminal to raw mode (`tcsetattr`, `cfmakeraw`, before the loop or in a
 function it calls there): each iteration waits for a key a person types; a
 helper that writes its batch in a loop, then flushes once, and likewise an
@@ -104,6 +109,9 @@ CIN_READS = {"get", "getline", "read", "ignore"}    # its methods that read
 # every call's arguments: a function of the program handed the stream between the flush and
 # the fclose writes it again (first_use must see it whichever rules run)
 CALLEES = {"fflush", "fclose", "setvbuf", "setbuf", EVERY_CALL} | set(WRITES) | set(READS)
+# Calls that start a process: a fork duplicates the stdio buffers, an exec discards them.
+PROCESS_STARTS = ("fork", "vfork", "posix_spawn", "posix_spawnp", "system", "popen",
+                  "execl", "execlp", "execle", "execv", "execvp", "execvpe", "execve", "fexecve")
 RAW_MODE = ("tcsetattr", "cfmakeraw")     # a terminal's mode set: the program reads a terminal
 ERROR_WORDS = {"error", "err", "fatal", "warn", "warning"}
 STANDARD_STREAMS = {"stdout", "stderr", "stdin"}
@@ -127,6 +135,8 @@ def check(program: Program):
             continue    # a trace switched on for debugging: flushed so it survives a crash
         if any(_prompts(program, step) for step in call.via or (call,)):
             continue    # a prompt shown before waiting for a person to type
+        if any(_before_new_process(program, step) for step in call.via or (call,)):
+            continue    # the flush a fork or exec needs, beside which the new process is the cost
         if _reads_raw_terminal(program, hot.loop):
             continue    # a key-by-key loop: each iteration waits for a key a person types
         if any(_reports_errors(step.function) for step in call.via[1:] or (call,)):
@@ -197,6 +207,15 @@ def _prompts(program: Program, flush) -> bool:
     return any(read.function == flush.function and read.span.path == flush.span.path
                and flush.span < read.span and read.loops[:len(flush.loops)] == flush.loops
                and _reads_stdin(program, read) for read in program.written_calls(*READS, *CIN_READS))
+
+
+def _before_new_process(program: Program, flush) -> bool:
+    """Whether the same iteration of the flush's function starts a process after it (fork,
+    posix_spawn, system, popen, an exec): flushed first, the child does not write the
+    parent's buffered output a second time, nor exec drop it."""
+    return any(start.function == flush.function and start.span.path == flush.span.path
+               and flush.span < start.span and start.loops[:len(flush.loops)] == flush.loops
+               for start in program.written_calls(*PROCESS_STARTS))
 
 
 def _reads_stdin(program: Program, read) -> bool:
