@@ -102,8 +102,8 @@ STREAM_CLASSES = frozenset({"ostream", "ofstream", "fstream", "iostream", "basic
 # Waits for descriptors that sleep when given none (frequency.waits).
 SLEEPING_POLLS = frozenset({"select", "pselect", "poll", "ppoll"})
 # Line editors that print a prompt and wait for a person to type a line: a loop that makes one
-# (a REPL) is paced by the person.  Only with one argument, the prompt: a program's own
-# function of the same name with other parameters (a record reader) is not one.
+# (a REPL) is paced by the person.  Only with one argument, the prompt, and only the library's
+# (Iteration._waits): a program's own function of the same name is read as its body is.
 PROMPTS = frozenset({"readline", "linenoise", "getpass"})
 
 
