@@ -1362,22 +1362,25 @@ class Iteration:
         new file in chunks, then syncs the directory once per file."""
         path, function = call.span.path, call.function
 
-        def array(expr: Expr | None) -> Expr | None:
-            """handles[i]: the table; map + off, a page-aligned `(uintptr_t)p & ~(page - 1)`: the
-            map; a local given one value (`first = map + y * w`): what that value is made of."""
-            seen = set()
+        def array(expr: Expr | None) -> tuple | None:
+            """handles[i], &handles[i]: the table; map + off, a page-aligned `(uintptr_t)p &
+            ~(page - 1)`: the map; a local or a field given one value (`first = map + y * w`,
+            a constructor's `ring_ = base_ + sizeof(Header)`): what that value is made of, in
+            the function that gives it."""
+            seen, where = set(), function
             while (base := strip(expr)) is not None:
-                if base.kind == SUBSCRIPT or base.kind == BINARY and base.op in ("+", "-", "&") and base.children:
+                if base.kind == SUBSCRIPT or base.kind == BINARY and base.op in ("+", "-", "&") and base.children \
+                        or base.kind == UNARY and base.op == "&" and base.children and base.children[0].kind == SUBSCRIPT:
                     expr = base.children[0]
                     continue
-                local = self.key(base, path, function) if base.kind == IDENTIFIER else None
-                values = self.values_of(local) if local is not None and local[0] == "local" else []
-                if len(values) != 1 or local in seen:
-                    break
-                seen.add(local)
-                expr = values[0]
-            return expr
-        key = self.key(array(subject), path, function) if subject is not None else None
+                variable = self.key(base, path, where) if base.kind in (IDENTIFIER, MEMBER) else None
+                given = [a for a in self.assignments_to(variable) if a.op == "=" and strip(a.value) is not None]
+                if variable is None or variable[0] == "global" or len(given) != 1 or variable in seen:
+                    return variable
+                seen.add(variable)
+                expr, where = given[0].value, given[0].function
+            return None
+        key = array(subject) if subject is not None else None
         for loop, calls in self._loops_before(call):
             if not self.repeats_work(loop.span.path, loop.id):
                 continue    # a handful of passes is no batch
@@ -1386,7 +1389,7 @@ class Iteration:
             # only the rule's own writes: other library calls' arguments are recorded only
             # when some selected rule reads them, and the answer must not depend on --select
             uses = [c for c in calls if c.callee in self._functions
-                    or c.callee in writes and any(self.key(array(a), path, function) == key for a in c.args or ())]
+                    or c.callee in writes and any(array(a) == key for a in c.args or ())]
             if uses and not all(c.callee in writes and rest_of_one(c, loop.id) for c in uses):
                 return True
         return False

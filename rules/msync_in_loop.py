@@ -23,7 +23,8 @@ file is the minimum, as one fsync per file is for MML009; mapping the same file
 again each iteration is still an msync per record.
 An `msync` after the loop is the fix, not a finding, and so is one a helper makes
 after copying its batch into the mapping in a loop of its own (`memcpy` of each
-record, then one `msync`: a group commit per call), and one every N iterations
+record, then one `msync`: a group commit per call; also into slots a pointer or
+a field given one value points to, `ring_ = base_ + sizeof(Header)`), and one every N iterations
 over the batch (`if (++n % 1000 == 0) msync(map, size, MS_SYNC)`). An msync
 under a guard that counts in the length it syncs is still reported: `if ((off +
 len) % PAGE == 0) msync(map + off + len - PAGE, PAGE, MS_SYNC)` syncs each page
