@@ -539,6 +539,8 @@ class _FileReader:
         `JOURNAL_OPEN(path)` of `#define JOURNAL_OPEN(p) open((p), FLAGS, 0600)` is that open,
         whose facts are the expansion's already) or, without, any other value (`END_OF_GROUP(i)`
         of `#define END_OF_GROUP(i) ((i) % GROUP == GROUP - 1)`: what a condition so spelled tests)."""
+        if node.type == "condition_clause":      # C++'s `if (cond)`: the condition it holds
+            node = node.child_by_field_name("value") or node
         value = unwrap(node)
         function = value.child_by_field_name("function") if value.type == "call_expression" else None
         name = conv.text(function) if function is not None and function.type == "identifier" else None
