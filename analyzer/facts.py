@@ -158,6 +158,11 @@ class Loop:
     span: Span                # the loop statement (its keyword starts it)
     function: str | None      # qualified name of the enclosing function
     condition: Expr | None = None   # what decides another iteration; None for range-for and `for (;;)`
+    # When the body ends by leaving the loop (its last statement a return, a break out of it, a
+    # goto): it goes round again only at a `continue`, under these conditions, one per continue
+    # (the innermost if holding it in its then-branch; OTHER for one under no if or in an else).
+    # None: the body runs to its end and the loop goes round as its condition says.
+    repeats_when: tuple[Expr, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -463,13 +463,16 @@ TRANSIENT_ERRORS = frozenset({"EINTR", "EAGAIN", "EWOULDBLOCK", "EBUSY"})
 
 def retries_transient(condition: Expr | None) -> bool:
     """Whether a condition requires, as an operand of its top-level `&&`s, errno to name an
-    error that goes away by itself (`while (rc < 0 && errno == EINTR)`): a loop that goes
-    round again only when a call was interrupted or told to try again."""
+    error that goes away by itself (`while (rc < 0 && errno == EINTR)`, or one of several:
+    `errno == EINTR || errno == EAGAIN`): a loop that goes round again only when a call was
+    interrupted or told to try again."""
     condition = strip(condition)
     if condition is None or condition.kind != BINARY:
         return False
     if condition.op == "&&":
         return any(retries_transient(part) for part in condition.children)
+    if condition.op == "||":
+        return all(retries_transient(part) for part in condition.children)
     if condition.op != "==" or len(condition.children) != 2:
         return False
     names = {strip(part).op for part in condition.children if strip(part) is not None}

@@ -1323,9 +1323,17 @@ class Iteration:
         (`errno == EINTR`), or tests a call of the loop, or the variable its result went to,
         for NULL, MAP_FAILED or a negative (`do f = fopen(p, m); while (f == NULL && ...)`,
         `while (msync(p, n, MS_SYNC) == -1 && ...)`).  A success ends the loop, so what it
-        does runs once per run of it: a retry, not the workload."""
-        return frequency.retries_transient(loop.condition) \
-            or self._tests_a_call(frequency.failure_tests(loop.condition, self.constant), loop)
+        does runs once per run of it: a retry, not the workload.  So does a loop whose body
+        ends by leaving it and goes round again only at continues under such tests (`for (;;)
+        { n = write(...); if (n < 0 && errno == EINTR) continue; return n; }`), or at none."""
+        if loop.repeats_when is not None and all(self._retries_when(c, loop) for c in loop.repeats_when):
+            return True
+        return self._retries_when(loop.condition, loop)
+
+    def _retries_when(self, condition: Expr | None, loop: Loop) -> bool:
+        """Whether a condition holds only when a call of the loop failed (see _retries)."""
+        return frequency.retries_transient(condition) \
+            or self._tests_a_call(frequency.failure_tests(condition, self.constant), loop)
 
     def _tests_a_call(self, tested: list[Expr], loop: Loop) -> bool:
         """Whether one of these values, tested in the loop's function, is a call, or the

@@ -119,6 +119,32 @@ def _forwards(parts: list[Cursor]) -> bool:
     return call_under(statement) is not None
 
 
+def _continues(body: Cursor) -> list[Cursor | None] | None:
+    """Where a loop whose body ends by leaving it (its last statement a return, a break or a
+    goto) goes round again: for each `continue` of its own (none of a nested loop's or a
+    lambda's), the condition of the innermost if whose then-branch holds it (None: under no
+    if, or in an else).  None when the body runs to its end (Loop.repeats_when)."""
+    statements = native.children(body) if body._kind_id == _K.COMPOUND_STMT.value else [body]
+    if not statements or statements[-1]._kind_id not in _LEAVING | {_K.BREAK_STMT.value}:
+        return None
+    found: list[Cursor | None] = []
+
+    def visit(node: Cursor, condition: Cursor | None) -> None:
+        kind = node._kind_id
+        if kind == _K.CONTINUE_STMT.value:
+            found.append(condition)
+        elif kind == _K.IF_STMT.value:
+            kids = [kid for kid in native.children(node) if kid._kind_id != _K.DECL_STMT.value]
+            for index, branch in enumerate(kids[1:3]):
+                visit(branch, kids[0] if index == 0 else None)
+        elif kind not in _LOOP_KINDS and kind != _K.LAMBDA_EXPR.value:
+            for kid in native.children(node):
+                visit(kid, condition)
+    for statement in statements:
+        visit(statement, None)
+    return found
+
+
 @dataclass(frozen=True)
 class _LoopRegion:
     """Offsets where a loop's repeated part lies: after a for-loop's init clause up to its end."""
@@ -503,8 +529,12 @@ class FactWalker:
             condition = {"while": kids[0], "do": kids[-1]}.get(kind) if len(kids) == 2 else None
         loop_id = len(self.loops)
         self._regions.append(_LoopRegion(loop_id, repeated_from, end[2]))
+        going_round = _continues(kids[0] if kind == "do" else kids[-1])
         self.loops.append(Loop(loop_id, kind, self._span_of(start, end), self._function,
-                               self.exprs.build(condition) if condition is not None else None))
+                               self.exprs.build(condition) if condition is not None else None,
+                               None if going_round is None else tuple(
+                                   self.exprs.build(c) if c is not None else Expr(OTHER, "continue")
+                                   for c in going_round)))
         return native.RECURSE
 
     def _breaks_loop(self, statement: Cursor) -> bool:

@@ -31,7 +31,7 @@ from .ts_preproc import Group, groups
 from .ts_names import (Nest, declared_name, definition_name, function_declarator,
                        parameter_names, scope_name, text)
 from .ts_recover import recover
-from .ts_sites import AssignSite, ConstructSite, Sites
+from .ts_sites import LOOP_NODES, AssignSite, ConstructSite, Sites, continues
 from .ts_types import STANDARD_STREAMS, DeclaredTypes, qualified_type_name, template_arguments, type_name
 
 _MAX_MACRO_DEPTH = 8
@@ -270,6 +270,7 @@ class _LoopRecord:
     span: Span
     function: str | None
     condition: Expr | None = None
+    repeats_when: tuple[Expr, ...] | None = None
     id: int = -1
 
 
@@ -384,11 +385,16 @@ class _FileReader:
         for node, kind in sites.loops:
             if anchor is None:
                 condition = node.child_by_field_name("condition") if kind != "range-for" else None
+                # an algorithm's lambda is called per element, whatever its body ends with
+                going_round = continues(node) if conv is not None and node.type in LOOP_NODES else None
                 record = _LoopRecord((node.start_byte, next(self.seq)), kind,
                                      self.lines.span(self.path, node.start_byte,
                                                      _statement_end(self.source, node)),
                                      self.function_at(node.start_byte),
-                                     conv.expr(condition) if condition is not None and conv else None)
+                                     conv.expr(condition) if condition is not None and conv else None,
+                                     None if going_round is None else tuple(
+                                         conv.expr(c) if c is not None else Expr(OTHER, "continue")
+                                         for c in going_round))
             else:
                 record = _LoopRecord((anchor.pos, next(self.seq)), kind, anchor.span, anchor.function)
             records.append(record)
@@ -1061,7 +1067,7 @@ class _FileReader:
                  in self.pending_calls]
         assignments = [Assignment(target, op, value, span, function, loop_ids(loops))
                        for _, target, op, value, span, function, loops in self.pending_assignments]
-        loops = [Loop(record.id, record.kind, record.span, record.function, record.condition)
+        loops = [Loop(record.id, record.kind, record.span, record.function, record.condition, record.repeats_when)
                  for record in self.loop_records]
         functions, guards = self._functions() + macro_functions, self._guards(conv)
         returns, bare_returns = self._returns(conv)

@@ -184,6 +184,46 @@ def _range_variable(loop: Node) -> tuple[int, int]:
     return start, end
 
 
+LOOP_NODES = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+_LEAVING_NODES = frozenset({"return_statement", "break_statement", "goto_statement"})
+
+
+def continues(loop: Node) -> list[Node | None] | None:
+    """Where a loop whose body ends by leaving it (its last statement a return, a break or a
+    goto) goes round again: for each `continue` of its own (none of a nested loop's), the
+    condition of the innermost if whose then-branch holds it (None: under no if, or in an
+    else).  None when the body runs to its end (Loop.repeats_when)."""
+    body = loop.child_by_field_name("body")
+    statements = [child for child in body.named_children if child.type != "comment"] \
+        if body is not None and body.type == "compound_statement" else [body]
+    if not statements or statements[-1] is None or statements[-1].type not in _LEAVING_NODES:
+        return None
+    found: list[Node | None] = []
+    pending = statements[::-1]      # a stack, popped in source order
+    while pending:
+        node = pending.pop()
+        if node.type == "continue_statement":
+            found.append(_continued_when(node, body))
+        elif node.type not in LOOP_NODES and node.type != "lambda_expression":
+            pending.extend(reversed(node.named_children))
+    return found
+
+
+def _continued_when(statement: Node, body: Node) -> Node | None:
+    """The condition of the innermost if (inside the loop's body) whose then-branch holds a
+    continue; None when it is under no if, or in an else."""
+    node = statement
+    while node.parent is not None and node != body:
+        parent = node.parent
+        if parent.type == "if_statement":
+            if parent.child_by_field_name("consequence") == node:
+                return parent.child_by_field_name("condition")
+            if parent.child_by_field_name("alternative") == node:
+                return None
+        node = parent
+    return None
+
+
 def _runs_once(loop: Node, kind: str) -> bool:
     """`do { ... } while (0)`, a statement macro's wrapper, is no loop."""
     condition = loop.child_by_field_name("condition") if kind == "do" else None
