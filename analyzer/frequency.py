@@ -292,6 +292,24 @@ def may_bound(condition_text: str) -> bool:
     return ("<" in condition_text or ">" in condition_text) and "(" in condition_text
 
 
+def may_time(condition_text: str) -> bool:
+    """A cheap first test for orders(), on the condition's source text."""
+    return "<" in condition_text or ">" in condition_text
+
+
+def orderings(condition: Expr | None) -> list[Expr]:
+    """The ordering comparisons (`now - last < PERIOD`) a condition is, or has among the
+    operands of its top-level ||s: each is false whenever the condition is, as what an early
+    return compares a clock reading with the stamp it keeps (Iteration.batched); the frontends
+    keep such a guard without a call inside, in a function that reads a clock."""
+    condition = strip(condition)
+    if condition is None or condition.kind != BINARY:
+        return []
+    if condition.op == "||":
+        return [part for side in condition.children for part in orderings(side)]
+    return [condition] if condition.op in ("<", "<=", ">", ">=") else []
+
+
 def bounds_check(condition: Expr) -> bool:
     """Whether a condition may compare an index with a table's size (`i >= ArraySize(t)`,
     `i >= sizeof(t) / sizeof(t[0])`): the frontends keep such a guard when it leaves, without

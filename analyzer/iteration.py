@@ -1159,26 +1159,48 @@ class Iteration:
             if frequency.batch(guard.condition, counts, lambda n: self._may_be_one(n, call)):
                 return True
         return any(self._clocked(guard) for guard in self.guards_over(call)
-                   if not guard.preprocessor and (loop is None or loop.span.contains(guard.span)))
+                   if not guard.preprocessor and (loop is None or loop.span.contains(guard.span))) \
+            or (loop is None and any(self._clocked(guard, after=True) for guard in self._returns_before(call)))
 
-    def _clocked(self, guard: Guard) -> bool:
+    def _returns_before(self, call: Call) -> list[Guard]:
+        """The early returns of the call's function before it, in no loop or branch of their
+        own: what runs after one runs only when its condition does not hold."""
+        where = (call.span.path, call.function)
+        loops = self._loops_in.get(where, ())
+        return [g for g in self._guards.get(where, ()) if g.leaves and not g.nested and not g.preprocessor
+                and g.span < call.span and not g.span.contains(call.span)
+                and not any(loop.span.contains(g.span) for loop in loops)]
+
+    def _clocked(self, guard: Guard, after: bool = False) -> bool:
         """Whether a guard holds once per tick or interval of a clock: its condition reads the
         clock and a value its code stamps from the clock (`if (now != last) { ...; last = now;
         }`, `if (now - last >= 1)`, `if (now >= next) { ...; next = now + 5; }`): progress
-        shown once a second, not once per record.  Answered once per guard."""
-        known = self._clocked_guards.get(id(guard))
+        shown once a second, not once per record.  With `after`, an early return taken until
+        the clock has moved past the stamp, which the function sets after it (`if (now - last
+        < PERIOD) return; last = now;`): what follows runs once per interval.  Answered once
+        per guard."""
+        known = self._clocked_guards.get((id(guard), after))
         if known is None:
             where = (guard.span.path, guard.function)
-            read = [node for node in guard.condition.walk() if node.kind in (IDENTIFIER, MEMBER, CALL)]
+            end = (guard.span.end_line, guard.span.end_column)
+
+            def stamping(a: Assignment) -> bool:
+                if after:
+                    return a.function == guard.function and a.span.path == guard.span.path \
+                        and (a.span.line, a.span.column) > end
+                return guard.span.contains(a.span)
+            # what an early return's condition must be false of, whenever it is
+            tested = frequency.orderings(guard.condition) if after else [guard.condition]
+            read = [node for part in tested for node in part.walk() if node.kind in (IDENTIFIER, MEMBER, CALL)]
             stamps = [a for node in read if node.kind != CALL for a in self.assignments_to(self.key(node, *where))
-                      if a.op == "=" and guard.span.contains(a.span)]
-            known = self._clocked_guards[id(guard)] = bool(stamps) and any(
+                      if a.op == "=" and stamping(a)]
+            known = self._clocked_guards[(id(guard), after)] = bool(stamps) and any(
                 self._clock_reading(a.value, *where) for a in stamps) and any(
                 self._clock_reading(node, *where) for node in read)
         return known
 
     @cached_property
-    def _clocked_guards(self) -> dict[int, bool]:
+    def _clocked_guards(self) -> dict[tuple[int, bool], bool]:
         return {}
 
     def _clock_reading(self, expr: Expr | None, path: str, function: str | None, depth: int = 2) -> bool:

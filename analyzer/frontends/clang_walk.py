@@ -18,8 +18,8 @@ from clang.cindex import Cursor, CursorKind, TranslationUnit, TypeKind
 
 from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, IDENTIFIER, MEMBER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span, TemplateUse, shortened)
-from ..frequency import (ALGORITHMS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, WALKS,
-                         bounds_check, may_bound, may_matter, trace_off)
+from ..frequency import (ALGORITHMS, CLOCKS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, WALKS,
+                         bounds_check, may_bound, may_matter, may_time, orderings, trace_off)
 from . import clang_native as native
 from .clang_expr import (CallShape, ExprBuilder, added_by_compiler, call_shape, call_under, class_path,
                          dependent_member, is_assignment_operator, look_through, owner_of, struct_name,
@@ -636,6 +636,7 @@ class FactWalker:
             return any(o_start <= start and end <= o_end and (o_start, o_end) != (start, end)
                        for o_start, o_end in outer)
 
+        reads_clock = any(call.callee in CLOCKS for call in calls)
         for statement, condition, then in self._ifs:
             span = self._span(then)
             first = bisect_left(starts, (span.line, span.column))
@@ -644,7 +645,8 @@ class FactWalker:
             leaves = bool(last) and self._ends_leaving(last[0], statement)
             text = self.exprs.cursor_text(condition)
             names_parameter = any(param and param in text for param in self._params)
-            if not has_call and not (leaves and (may_bound(text) or may_matter(text) or names_parameter)):
+            timed = reads_clock and may_time(text)
+            if not has_call and not (leaves and (may_bound(text) or may_matter(text) or names_parameter or timed)):
                 continue    # (the names are checked on the condition built below)
             # an if of a macro body sits at the invocation, and a condition spelled as one
             # (`if (END_OF_GROUP(i))`) is the macro's value: their text says nothing of the condition
@@ -652,8 +654,10 @@ class FactWalker:
             built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded or names_parameter
                      else Expr(OTHER, shortened(text)))
             # without a call inside: a table accessor's bound, an early return unless tracing,
-            # or one on a parameter's value (a caller may pass the value that takes it)
-            if has_call or bounds_check(built) or trace_off(built) or built.names() & set(self._params):
+            # one on a parameter's value (a caller may pass the value that takes it), or one
+            # until a clock has moved past a stamp (`if (now - last < PERIOD) return;`)
+            if has_call or bounds_check(built) or trace_off(built) or built.names() & set(self._params) \
+                    or (timed and orderings(built)):
                 self.guards.append(Guard(built, span, self._function, leaves=leaves,
                                          nested=leaves and nested(statement)))
         # a case that ends by leaving: what runs from its label on runs on the way out, as under

@@ -19,8 +19,8 @@ from tree_sitter import Node
 from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDENTIFIER, INT, MEMBER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry,
                      shortened)
-from ..frequency import (PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, parameter_guards, relevant_guards,
-                         test_build, trace_off, trace_switch)
+from ..frequency import (CLOCKS, PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, may_time, orderings,
+                         parameter_guards, relevant_guards, test_build, trace_off, trace_switch)
 from ..discovery import HEADERS, source_suffix
 from ..suppressions import may_hold_directive
 from .ts_expr import Bindings, Converter, MacroConverter, called_field, unwrap
@@ -920,11 +920,14 @@ class _FileReader:
                 leaves = _leaves(body)
                 guards.append(Guard(self._condition(conv, condition, at=node.start_byte), self.span(body),
                                     self.function_at(node.start_byte), leaves=leaves, nested=leaves and _nested(node)))
-            elif _leaves(body) and self._may_rule_out(spelled := conv.text(condition), node.start_byte) \
+            elif _leaves(body) and ((timed := may_time(spelled := conv.text(condition))
+                                     and self._reads_clock(node.start_byte))
+                                    or self._may_rule_out(spelled, node.start_byte)) \
                     and (bounds_check(built := conv.expr(condition)) or trace_off(built)
-                         or built.names() & self._params_at(node.start_byte)):
-                # a table accessor's bound, an early return unless tracing, or one on a parameter's
-                # value (a caller may pass the value that takes it: summaries.lift)
+                         or built.names() & self._params_at(node.start_byte) or (timed and orderings(built))):
+                # a table accessor's bound, an early return unless tracing, one on a parameter's
+                # value (a caller may pass the value that takes it: summaries.lift), or one until
+                # a clock has moved past a stamp (`if (now - last < PERIOD) return;`)
                 guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True,
                                     nested=_nested(node)))
         # the right of `a && f()` runs only when the left holds (`if (++n % 64 == 0 && fsync(fd))`)
@@ -956,6 +959,14 @@ class _FileReader:
                                 self.lines.span(self.path, statements[0].start_byte, statements[-1].end_byte),
                                 self.function_at(node.start_byte), leaves=True, nested=True))
         return guards
+
+    def _reads_clock(self, pos: int) -> bool:
+        """Whether the function around a byte calls a clock (frequency.CLOCKS)."""
+        return self.function_at(pos) in self._clock_readers
+
+    @cached_property
+    def _clock_readers(self) -> set[str | None]:
+        return {function for _, callee, _, function, *_ in self.pending_calls if callee in CLOCKS}
 
     def _may_rule_out(self, condition: str, pos: int) -> bool:
         """A cheap first test, on a leaving guard's text, for the conditions kept without a
