@@ -224,6 +224,17 @@ class Program(Iteration):
     def assignments_to(self, key: Key | None) -> list[Assignment]:
         return self._assignments.get(key, []) if key is not None else []
 
+    def assignments_of(self, expr: Expr | None, path: str, function: str | None) -> list[Assignment]:
+        """The assignments to the variable an lvalue names (key), less those to a field of the
+        same name in another struct, where the frontends know both structs: `r->hdr->wpos =
+        r->wpos` sets the header's copy, not the ring's cursor."""
+        found = self.assignments_to(self.key(expr, path, function))
+        struct = strip(expr).field_of if strip(expr) is not None and strip(expr).kind == MEMBER else None
+        if struct is None:
+            return found
+        same = self.same_structs(struct)
+        return [a for a in found if a.target.kind != MEMBER or a.target.field_of is None or a.target.field_of in same]
+
     def values_of(self, key: Key | None) -> list[Expr]:
         """The values a variable is given with a plain `=` (declarations included)."""
         return [value for a in self.assignments_to(key) if a.op == "=" and (value := strip(a.value)) is not None]

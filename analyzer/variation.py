@@ -240,7 +240,7 @@ class Variation:
         known = self.known.get((key, home, address))
         if known is not None:
             return known
-        in_loop = [a for a in self.program.assignments_to(key)
+        in_loop = [a for a in self.program.assignments_of(expr, self.path, self.function)
                    if self._runs(a) or (a.span.path, a.function) == home]
         passed = self._arguments(key) + ([] if address else self._filled(key))
         if not in_loop and self._handed_elements(key):

@@ -45,7 +45,9 @@ that hands a call the rest of one buffer, `while (size) { n = put(p, size);
 size -= n; }`) is not the store's loop: the loop around it is.
 Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, stores whose offset
 moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, `words[bit >>
-6]`, a position set once at open and then advanced by each write, and what the
+6]`, a position set once at open and then advanced by each write (a copy of it
+stored in a field of the same name of another struct, `r->hdr->wpos = r->wpos`,
+sets that struct's field, not the position), and what the
 position then steps past: `base[pos + len] = '\\n'; pos += len + 1;`, the parts
 of a record stored at its start plus offsets the step covers, `dst[klen] = '='`
 with `tail += klen + vlen + 2`; a fill to a
