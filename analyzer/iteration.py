@@ -1624,16 +1624,23 @@ class Iteration:
         or a parser state a call was handed by address together with argv
         (`optparse_init(&opts, argv); while ((c = optparse_long(&opts, longopts, NULL)) != -1)`);
         not any value passed beside argv (`append(fd, argv[i])` makes fd no parser), nor an object
-        made from one argument (`journal_open(&j, argv[1])`: a path the command line names)."""
+        made from one argument (`journal_open(&j, argv[1])`: a path the command line names).
+        An `argv` the function declares in its body is a vector of its own (a request line split
+        into words and handed to a command's handler), not the command line."""
         loop = self.loop(path, loop_id)
         inside = self.calls_inside(loop)
         if not inside:
             return False
+        fn = self.function_at(path, loop.function)
+        own = fn.locals - set(fn.params) if fn is not None else frozenset()
+
+        def hands(arg: Expr) -> bool:
+            return any((name := _command_line(value)) is not None and name not in own for value in alternatives(arg))
         states = {key for c in self._calls_in.get((path, loop.function), ()) if c.args
-                  and any(_hands_arguments(a) for a in c.args)
+                  and any(hands(a) for a in c.args)
                   for a in c.args if _object(a) is not strip(a)
                   and (key := self.key(_object(a), path, loop.function)) is not None}
-        return any(_hands_arguments(arg) or self.key(_object(arg), path, loop.function) in states
+        return any(hands(arg) or self.key(_object(arg), path, loop.function) in states
                    for c in inside for arg in c.args or ())
 
     def _always_calling(self, callees: frozenset[str], which: Callable[[Call], bool]) -> set[tuple[str, str]]:
