@@ -12,7 +12,9 @@ whole program knows decides what each one is:
 - A macro named like a C library function that mmaplint knows is a stand-in for systems
   without it (qdbm's `#define mmap(...) _qdbm_mmap(...)`): the library's runs, as with a
   function so named.
-- A macro whose whole body is one call is that call wherever it is invoked: rsync's
+- A macro whose whole body is one call, made whenever it runs, is that call wherever it is
+  invoked (not one whose expansion holds the call under an `if`: a level-filtered log macro
+  stays a function of the program, with its guard): rsync's
   `exit_cleanup(2)` under `#define exit_cleanup(code) _exit_cleanup(code, __FILE__,
   __LINE__)` is a call of `_exit_cleanup` (which ends the process), gnulib's `putchar(c)`
   under `#define putchar(x) putchar_unlocked (x)` the C library's `putchar_unlocked(c)`, with
@@ -58,7 +60,11 @@ def _judged(files: list[FileFacts], functions: set[str]) -> tuple[set[str], dict
             calls = [c for c in facts.calls if c.function == fn.qualified]
             if not calls:
                 continue
-            if not fn.forwards:
+            # a body that is one call made only under a condition (`LOG_DEBUG(...)` of a
+            # LOG_AT whose `if (lvl <= log_level)` holds it) is no stand-in for that call
+            guarded = any(g.function == fn.qualified and not g.preprocessor and g.span.contains(calls[0].span)
+                          for g in facts.guards)
+            if not fn.forwards or guarded:
                 if any(c.callee in followed for c in calls):
                     kept.add(fn.name)
                 continue
