@@ -15,7 +15,8 @@ or the call of the function that leads to it, one finding per loop.
 Not reported: a loop that syncs a different file each iteration (the
 descriptor is opened in the loop on a path the iteration changes: built from a
 name it reads, `fgets` or `fscanf`, or walks; by the constructor of an object the loop
-makes (`OutputFile f(path); f.commit();`), or taken from an array the loop
+makes (`OutputFile f(path); f.commit();`, `auto f = std::make_unique<OutputFile>(path);
+f->commit();`), or taken from an array the loop
 walks: one flush per file is the minimum; an outer loop moving to the next
 directory does not count, an inner loop syncing that directory per file is
 reported, and so is a handle picked by an index loaded from data or hashed,
@@ -69,6 +70,7 @@ every `write()`.
 from mmaplint.analyzer.constants import SYNC_FILE_RANGE_FLAGS
 from mmaplint.analyzer.facts import BINARY, CALL, SUBSCRIPT, Call, Expr, Loop, strip
 from mmaplint.analyzer.findings import Related
+from mmaplint.analyzer.frequency import FACTORIES
 from mmaplint.analyzer.variation import INVARIANT, SCATTERED
 from mmaplint.analyzer.iteration import HotPath
 from mmaplint.analyzer.program import OPEN_CALLS, SYNC_CALLS, Program
@@ -147,20 +149,27 @@ def _revisits(program: Program, call: Call, loop: Loop) -> bool:
 
 def _opened_by_object_made(program: Program, call: Call, fd: Expr | None, loop: Loop) -> bool:
     """Whether the descriptor is a member that the constructor of an object the iteration
-    makes opens (`OutputFile f(path); f.commit();` with `fd_(::open(path, ...))`): opened in
-    the loop, a file per object."""
+    makes opens (`OutputFile f(path); f.commit();` with `fd_(::open(path, ...))`, or the
+    object a factory makes, `auto f = std::make_unique<OutputFile>(path);`): opened in the
+    loop, a file per object."""
     site = call.via[0] if call.via else None
     member = program.key(fd, call.span.path, call.function)
     if site is None or site.receiver is None or member is None or member[0] != "field":
         return False
     where = (site.span.path, site.function)
     made = program.key(site.receiver, *where)
+    calls = program.calls_in(*where)
+
+    def holders(construction: Call) -> set:
+        """The variables holding what a construction makes: its own, or its factory's."""
+        return {program.key(c.result, *where) for c in calls
+                if c is construction or c.callee in FACTORIES and c.span == construction.span}
     return made is not None and any(
-        loop.id in construction.loops and program.key(construction.result, *where) == made
+        loop.id in construction.loops and made in holders(construction)
         and any(program.key(a.target, path, ctor.qualified) == member and (value := strip(a.value)) is not None
                 and value.kind == CALL and value.op in OPEN_CALLS
                 for path, ctor in program.resolve(construction) for a in program.assignments_in(path, ctor.qualified))
-        for construction in program.calls_in(*where))
+        for construction in calls)
 
 
 def _picked(program: Program, call: Call, fd: Expr | None, loop: Loop) -> Expr | None:

@@ -285,6 +285,12 @@ class ExprBuilder:
                 # an implicit conversion (a std::optional<Region> returned from a Region, a
                 # std::string parameter handed a char *): the value converted, as written
                 return self.build(kids[0], depth)
+            if len(kids) == 2 and native.spelling(cursor) == "operator->":
+                # `out->commit()` of a smart pointer (or an iterator): what `->` goes through
+                # is the object itself, as of a plain pointer (as tree-sitter reads it)
+                pointer = [kid for kid in kids if native.spelling(kid) != "operator->"]
+                if len(pointer) == 1:
+                    return self.build(pointer[0], depth)
             spelled = native.spelling(cursor) if len(kids) == 3 else ""
             if spelled == "operator[]":    # v[i] on a class: (v, operator[], i)
                 return Expr(SUBSCRIPT, text, "", (self.build(kids[0]), self.build(kids[2])))
