@@ -2,6 +2,7 @@
 writes through."""
 from __future__ import annotations
 
+import operator
 from dataclasses import replace
 from typing import Callable
 
@@ -139,9 +140,13 @@ def truth(expr: Expr | None, lookup: Callable[[str], int | None] | None = None) 
         if expr.op == "&&":
             return False if False in (left, right) else True if left and right else None
         return True if True in (left, right) else False if left is False and right is False else None
-    if expr.kind == BINARY and expr.op in ("==", "!=") and len(expr.children) == 2:
+    if expr.kind == BINARY and expr.op in _COMPARED and len(expr.children) == 2:
         left, right = (constant(k, lookup) for k in expr.children)
         if left is None or right is None:
             return None
-        return (left == right) == (expr.op == "==")
+        return _COMPARED[expr.op](left, right)
     return None
+
+
+_COMPARED = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+             ">=": operator.ge}

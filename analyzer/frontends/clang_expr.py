@@ -215,6 +215,10 @@ class ExprBuilder:
         start, end = self._file.extent(cursor)
         text = spelled(self._source, start[2], end[2])
         kind = cursor._kind_id
+        if not text and (value := native.evaluate_int(cursor)) is not None:
+            # what the compiler adds, unwritten: a default argument (`update()` of
+            # `update(int fd = -1)`), by its value
+            return Expr(INT, str(value), value=value)
         if kind not in _KEYWORDS and text.isidentifier():
             # A name as written: the variable's, or the macro's that expanded to this cursor.
             macro = kind not in _NAME_KINDS and kind != _K.MEMBER_REF_EXPR.value
