@@ -23,7 +23,9 @@ reported, and so is a handle picked by an index loaded from data or hashed,
 `dirs[dir_of[i]]` or `fd = shards[hash(key) % n]`: many records share a few
 handles), an EINTR retry loop around the call alone
 (its caller's loop still counts), the partial-write loop of a `write()` that
-writes the rest of one buffer (`left -= n`), `sync_file_range()` that only
+writes the rest of one buffer (`left -= n`), or of a function of the program
+that writes it (gnulib's `full_write()` handing `safe_write()` the rest: the
+size the write is given only shrinks), `sync_file_range()` that only
 starts writeback (`SYNC_FILE_RANGE_WRITE`), writes to a second descriptor
 of the same file opened without the flag, a sync in a helper the loop
 calls when that helper first works through a loop of its own and then syncs
@@ -121,7 +123,7 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     """Whether the call flushes once per iteration of a loop over records: loops that only
     retry the call do not count, nor loops that move to another file each iteration."""
     op = call.operation
-    hot = program.call_per_iteration(call, skip=lambda c, loop_id: c is op and _retries(program, op, loop_id))
+    hot = program.call_per_iteration(call, skip=lambda c, loop_id: _only_completes(program, call, c, loop_id))
     if hot is None or not _revisits(program, call, hot.loop):
         return None
     if hot.chain and (program.after_own_loop(
@@ -201,6 +203,22 @@ def _reopens_same_file(program: Program, call: Call, fd, loop: Loop) -> bool:
         if program.opens_same_file(made, program.region(loop)):
             return True
     return False
+
+
+def _only_completes(program: Program, call: Call, step: Call, loop_id: int) -> bool:
+    """Whether a loop around the operation, or around a call on the way to it, only completes
+    one write: a retry of the write itself, or a loop handing a function of the program that
+    writes (gnulib's full_write calling safe_write) the rest of one buffer, by the size that
+    reaches the write (`while (count > 0) { n = safe_write(fd, p, count); ...; count -= n; }`)."""
+    op = call.operation
+    if step is op:
+        return _retries(program, op, loop_id)
+    level = next((i for i, c in enumerate(call.via) if c is step), None)
+    count = WRITES.get(op.callee)
+    if level is None or count is None:
+        return False
+    size = program.summaries.lift(op.arg(count), call.via[level:], len(call.via) - 1 - level)
+    return program.rest_of_one(step, loop_id, size)
 
 
 def _retries(program: Program, call: Call, loop_id: int) -> bool:
