@@ -494,8 +494,12 @@ class _FileReader:
                 held = self._held_lambdas[site.value.start_byte]
                 value = Expr(IDENTIFIER, held, held)
             else:
-                value = self._expanded(frame.conv, site.value, frame.active, call=True) or frame.conv.expr(site.value) \
-                    if site.value is not None else None
+                # an invocation of one of the file's macros is what it expands to, a call
+                # (`JOURNAL_OPEN(path)`) or any other value (`container_of(sink, struct
+                # file_sink, sink)`: a pointer computed from `sink`), as clang reads it
+                value = (self._expanded(frame.conv, site.value, frame.active, call=True)
+                         or self._expanded(frame.conv, site.value, frame.active, call=False, headers=False)
+                         or frame.conv.expr(site.value)) if site.value is not None else None
             self.pending_assignments.append((key, target, site.op, value, span, function, loops))
 
     def _type_parameter_scope(self, fn: Node) -> Node | None:
@@ -539,12 +543,15 @@ class _FileReader:
             field = fields[field]
         return Expr(MEMBER, f"{target.text}.{field}", field, (target,), field_of=struct)
 
-    def _expanded(self, conv: Converter, node: Node, active: frozenset[str], call: bool) -> Expr | None:
+    def _expanded(self, conv: Converter, node: Node, active: frozenset[str], call: bool,
+                  headers: bool = True) -> Expr | None:
         """The value of an invocation of one of the file's function-like macros whose body is
         one expression, as clang reads it, with the invocation's arguments: a call (with `call`;
         `JOURNAL_OPEN(path)` of `#define JOURNAL_OPEN(p) open((p), FLAGS, 0600)` is that open,
         whose facts are the expansion's already) or, without, any other value (`END_OF_GROUP(i)`
-        of `#define END_OF_GROUP(i) ((i) % GROUP == GROUP - 1)`: what a condition so spelled tests)."""
+        of `#define END_OF_GROUP(i) ((i) % GROUP == GROUP - 1)`: what a condition so spelled tests).
+        `headers`: whether a header's value macro may stand for a name the file does not
+        define (read for conditions: _header_value)."""
         if node.type == "condition_clause":      # C++'s `if (cond)`: the condition it holds
             node = node.child_by_field_name("value") or node
         value = unwrap(node)
@@ -552,7 +559,7 @@ class _FileReader:
         name = conv.text(function) if function is not None and function.type == "identifier" else None
         if name is None or name in active:
             return None
-        macro = self.macros[name] if name in self.macros else self._header_value(name, call)
+        macro = self.macros[name] if name in self.macros else self._header_value(name, call) if headers else None
         if macro is None or macro.value is None or (macro.value.type == "call_expression") != call:
             return None
         items = conv.argument_items(value.child_by_field_name("arguments"))
