@@ -92,6 +92,17 @@ def nearest(defined: list[tuple[str, Function]], path: str) -> list[tuple[str, F
     return found
 
 
+_STANDARD_INPUT = frozenset({"stdin", "STDIN_FILENO"})
+
+
+def _alternatives_of(condition: Expr) -> list[Expr]:
+    """The operands of a condition's top-level ||s (itself when it has none)."""
+    condition = strip(condition)
+    if condition is not None and condition.kind == BINARY and condition.op == "||":
+        return [part for side in condition.children for part in _alternatives_of(side)]
+    return [condition] if condition is not None else []
+
+
 def _reachable(start: str, edges: dict[str, set[str]]) -> frozenset[str]:
     """`start` and every name reached from it along the edges, however indirectly."""
     found, pending = {start}, [start]
@@ -1324,6 +1335,33 @@ class Iteration:
         branch nested in the guard (any branch: one without a call in it is no guard)."""
         return not any(inner != guard.span and inner.contains(a.span) for inner in self._branches_from(guard.span, a.span))
 
+    def _on_success(self, guard: Guard, a: Assignment) -> bool:
+        """Whether an assignment inside a guard runs whenever the guarded code does and what
+        it calls succeeds: in no branch nested in the guard but the else of an if that tests
+        a call for failure (`if (!seeded) { fp = fopen(...); if (fp == NULL || ...) { weak
+        seed } else seeded = 1; }`: a lazy set-up retried only while it fails)."""
+        path, function = a.span.path, a.function
+        elses = {otherwise: then for then, otherwise in self.files[path].alternatives}
+        tests = {g.span: g.condition for g in self._guards.get((path, function), ()) if not g.preprocessor}
+        for inner in self._branches_from(guard.span, a.span):
+            if inner == guard.span or not inner.contains(a.span):
+                continue
+            condition = tests.get(elses.get(inner))
+            if condition is None or not any(
+                    self._tests_a_result(frequency.failure_tests(part, self.constant), path, function)
+                    for part in _alternatives_of(condition)):
+                return False
+        return True
+
+    def _tests_a_result(self, tested: list[Expr], path: str, function: str | None) -> bool:
+        """Whether one of these values, tested in a function, is a call, or a variable the
+        function gives a call's result."""
+        tested = [t for t in map(strip, tested) if t is not None]
+        if any(t.kind == CALL for t in tested):
+            return True
+        results = {self.key(c.result, path, function) for c in self._calls_in.get((path, function), ())} - {None}
+        return any(self.key(t, path, function) in results for t in tested)
+
     def _branches_from(self, outer: Span, inner: Span) -> list[Span]:
         """The branches of a file (FileFacts.branches) that start inside `outer`, at or
         before `inner` does."""
@@ -1616,8 +1654,23 @@ class Iteration:
     def _waits(self, call: Call) -> bool:
         """Whether a call is one of the library's waits (frequency.waits): a call that runs a
         function of the program is not, whatever its name (a test client's own `readline(fd)`
-        reads a socket, which under load returns at once); it waits where its body does."""
-        return frequency.waits(call) and not self.resolve(call)
+        reads a socket, which under load returns at once); it waits where its body does.  A
+        line editor the program carries itself (linenoise, bundled) is still a prompt when it
+        reads the standard input."""
+        if not frequency.waits(call):
+            return False
+        defined = self.resolve(call)
+        return not defined or call.callee in frequency.PROMPTS and any(
+            self._reads_standard_input(path, fn.qualified) for path, fn in defined)
+
+    def _reads_standard_input(self, path: str, function: str, depth: int = 2) -> bool:
+        """Whether a function hands the standard input (stdin, STDIN_FILENO) to a call, itself
+        or in the functions it calls, `depth` calls down."""
+        calls = self._calls_in.get((path, function), ())
+        if any(names & _STANDARD_INPUT for c in calls for arg in c.args or () if (names := arg.names())):
+            return True
+        return depth > 0 and any(self._reads_standard_input(where, fn.qualified, depth - 1)
+                                 for c in calls for where, fn in self.resolve(c))
 
     def _parses_options(self, path: str, loop_id: int) -> bool:
         """Whether a loop reads the command-line options: a call in it is handed argc or argv,
@@ -1968,7 +2021,7 @@ class Iteration:
                 continue
             target, runs_while_set = flag
             assignments = self.assignments_to(self.key(target, call.span.path, call.function))
-            if any(guard.span.contains(a.span) and self._turns_off(a, runs_while_set) and self._always_in(guard, a)
+            if any(guard.span.contains(a.span) and self._turns_off(a, runs_while_set) and self._on_success(guard, a)
                    for a in assignments) \
                     and not (inner is not None and self._cleared_in(assignments, guard, inner, runs_while_set)):
                 return True

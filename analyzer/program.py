@@ -265,9 +265,12 @@ class Program(Iteration):
             known[name] = None      # while it is worked out: a definition that reaches it again has no value
             self._defining += 1
             try:
-                # several definitions (each program of a tree its own `#define TRUE 1`) that agree
-                values = {constant(a.value, self._global_constant)
-                          for a in self.assignments_to(("global", name)) if a.op == "="}
+                # several definitions (each program of a tree its own `#define TRUE 1`) that
+                # agree; a global a function assigns is a variable (`seeded = 1` in the code it
+                # guards: 0 until then), whatever it is defined with
+                given = self.assignments_to(("global", name))
+                values = {constant(a.value, self._global_constant) for a in given if a.op == "="} \
+                    if all(a.function is None for a in given) else {None}
             finally:
                 self._defining -= 1
             known[name] = values.pop() if len(values) == 1 else None
