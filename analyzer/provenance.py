@@ -163,6 +163,17 @@ class Provenance:
     def _statements(self) -> Statements:
         return Statements(self.program)
 
+    @cached_property
+    def _fields_set(self) -> frozenset[str]:
+        """The names of the fields the program gives a value: assigned (`t->slots = p`, a C++
+        method's `slots_ = p`), or handed by address to a call (`init(&t->slots)`).  A store
+        into an element (`t->slots[i].n = 0`) sets the element, not the field."""
+        found = {strip(a.target).op for facts in self.program.files.values() for a in facts.assignments
+                 if strip(a.target) is not None and strip(a.target).kind in (MEMBER, IDENTIFIER)}
+        found |= {out.op for facts in self.program.files.values() for call in facts.calls for arg in call.args or ()
+                  if (out := strip(address_of(arg))) is not None and out.kind == MEMBER}
+        return frozenset(found)
+
     def _add_readers(self, names: Iterable[tuple[str, Scope]]) -> None:
         """Add the statements reading these names, then those reading each place that gains a
         mapping through them, until none does (a name's readers are added once per scope)."""
@@ -369,6 +380,11 @@ class Provenance:
         if operand.kind == UNARY and operand.op == "*":
             return self._value(operand.children[0], path, function, span)
         if operand.kind == SUBSCRIPT:
+            table = strip(operand.children[0])
+            if table is not None and table.kind == MEMBER and table.op not in self._fields_set:
+                # a field the program never gives a value, indexed: an array the struct holds
+                # (`&tbl->slots[id % n]` of `struct slot slots[]`), inside the object
+                return _moved(self._address(table, path, function, span))
             return _moved(self._value(operand.children[0], path, function, span))
         if operand.kind == MEMBER:
             inner = operand.children[0]

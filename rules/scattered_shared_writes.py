@@ -15,7 +15,9 @@ range-for over `std::views::iota(a, b)` counts as a for loop does; the element
 of any other range is data.
 A store is into the mapping when every known source of its pointer's value is
 that mapping: an mmap's result, a pointer computed from it
-(`uint64_t *slots = (uint64_t *)base;`, `q = base + off`, `&t[h]`), or what the
+(`uint64_t *slots = (uint64_t *)base;`, `q = base + off`, `&t[h]`, an element of
+an array the mapped struct holds, `&tbl->slots[id % n]`, a field the program
+never gives a value), or what the
 program stores in the field, parameter, return value or out-parameter it is
 read from (a struct's field is that struct's: `t->slots` of a mapped table is
 not `s->slots` of a heap one). A pointer that may also come from malloc,
