@@ -337,11 +337,25 @@ def batch(condition: Expr, counts: Callable[[Expr], bool], may_be_one: Callable[
     guard (`if (++n == 100) { ...; n = 0; }`).  A remainder tested the other way round
     (`i % N != 0`, `if (i % N)`, `!(i % N == 0)`) holds on all iterations but one in N."""
     if not _all_but_one(condition) and any(node.kind == BINARY and node.op == "%" and not may_be_one(node.children[1])
-                                           for node in condition.walk()):
+                                           for node in _tested(condition)):
         return True
     if any(_low_bits(comparison) for comparison in _comparisons(condition, ("==",))):
         return True
     return any(counts(counter) for counter in counters(condition))
+
+
+def _tested(condition: Expr | None) -> list[Expr]:
+    """What a condition tests: itself, the operands of its &&, || and !, and the sides of its
+    comparisons; not what those are computed from (FD_ISSET's `fd % 64`, a shift count in a
+    bit test, is no remainder the condition compares)."""
+    condition = strip(condition)
+    if condition is None:
+        return []
+    if condition.kind == UNARY and condition.op == "!" or condition.kind == BINARY and condition.op in ("&&", "||"):
+        return [condition] + [node for child in condition.children for node in _tested(child)]
+    if condition.kind == BINARY and condition.op in ("==", "!=", "<", "<=", ">", ">="):
+        return [condition] + [side for side in map(strip, condition.children) if side is not None]
+    return [condition]
 
 
 def _all_but_one(condition: Expr, negated: bool = False) -> bool:
