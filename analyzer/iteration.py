@@ -103,8 +103,8 @@ def _alternatives_of(condition: Expr) -> list[Expr]:
     return [condition] if condition is not None else []
 
 
-def _reachable(start: str, edges: dict[str, set[str]]) -> frozenset[str]:
-    """`start` and every name reached from it along the edges, however indirectly."""
+def reachable(start, edges: dict) -> frozenset:
+    """`start` and every node reached from it along the edges, however indirectly."""
     found, pending = {start}, [start]
     while pending:
         for following in edges.get(pending.pop(), ()):
@@ -684,11 +684,11 @@ class Iteration:
 
     def derived_classes(self, name: str) -> frozenset[str]:
         """A class and every class deriving from it, however indirectly."""
-        return _reachable(name, self._subclasses)
+        return reachable(name, self._subclasses)
 
     def _ancestors(self, name: str) -> frozenset[str]:
         """A class and every class it derives from, however indirectly."""
-        return _reachable(name, self._bases)
+        return reachable(name, self._bases)
 
     @cached_property
     def _bases(self) -> dict[str, set[str]]:

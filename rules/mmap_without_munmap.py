@@ -76,6 +76,7 @@ from collections import defaultdict
 from mmaplint.analyzer.expressions import alternatives, handed_back
 from mmaplint.analyzer.facts import (BINARY, CALL, EVERY_CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, Loop,
                                      strip)
+from mmaplint.analyzer.iteration import reachable
 from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program
 from mmaplint.analyzer.registry import Hit
 
@@ -100,8 +101,9 @@ def check(program: Program):
     # a mapping a function of the program makes is held where its call puts it, and where the
     # function itself keeps it (`segs[n].p = p` of a map_seg() whose result the caller drops)
     # (by identity: an instance's hash walks its whole chain of calls)
-    holders = {id(m.call): set().union(*(_reachable(flows, _holder(program, c.result, c.span.path, c.function))
-                                         for c in (m.call, m.call.operation))) for m in mappings}
+    holders = {id(m.call): set().union(*(reachable(key, flows) for c in (m.call, m.call.operation)
+                                         if (key := _holder(program, c.result, c.span.path, c.function)) is not None))
+               for m in mappings}
     traced = set().union(*holders.values()) if holders else set()
     unmaps = [(u, _holder(program, u.arg(0), u.span.path, u.function)) for u in program.calls(*UNMAPS)]
     untraced = [u for u, key in unmaps if key is None or key not in traced]
@@ -255,13 +257,3 @@ def _flows(program: Program) -> dict[Key, set[Key]]:
     return edges
 
 
-def _reachable(flows: dict[Key, set[Key]], start: Key | None) -> set[Key]:
-    if start is None:
-        return set()
-    seen, pending = {start}, [start]
-    while pending:
-        for nxt in flows.get(pending.pop(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                pending.append(nxt)
-    return seen
