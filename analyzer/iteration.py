@@ -1353,13 +1353,15 @@ class Iteration:
                 return False
         return True
 
-    def _tests_a_result(self, tested: list[Expr], path: str, function: str | None) -> bool:
-        """Whether one of these values, tested in a function, is a call, or a variable the
-        function gives a call's result."""
+    def _tests_a_result(self, tested: list[Expr], path: str, function: str | None,
+                        calls: list[Call] | None = None) -> bool:
+        """Whether one of these values, tested in a function, is a call, or the variable one of
+        these calls (default: the function's) put its result in."""
         tested = [t for t in map(strip, tested) if t is not None]
         if any(t.kind == CALL for t in tested):
             return True
-        results = {self.key(c.result, path, function) for c in self._calls_in.get((path, function), ())} - {None}
+        calls = self._calls_in.get((path, function), ()) if calls is None else calls
+        results = {self.key(c.result, path, function) for c in calls} - {None} if tested else set()
         return any(self.key(t, path, function) in results for t in tested)
 
     def _branches_from(self, outer: Span, inner: Span) -> list[Span]:
@@ -1398,12 +1400,7 @@ class Iteration:
     def _tests_a_call(self, tested: list[Expr], loop: Loop) -> bool:
         """Whether one of these values, tested in the loop's function, is a call, or the
         variable a call of the loop put its result in."""
-        tested = [t for t in map(strip, tested) if t is not None]
-        if any(t.kind == CALL for t in tested):
-            return True
-        where = (loop.span.path, loop.function)
-        results = {self.key(call.result, *where) for call in self.calls_inside(loop)} - {None} if tested else set()
-        return any(self.key(t, *where) in results for t in tested)
+        return self._tests_a_result(tested, loop.span.path, loop.function, self.calls_inside(loop))
 
     def rest_of_one(self, call: Call, loop_id: int, size: Expr | None) -> bool:
         """Whether a loop hands the call the rest of one buffer, by the size it passes: `count -
