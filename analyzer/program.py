@@ -229,7 +229,8 @@ class Program(Iteration):
         same name in another struct, where the frontends know both structs: `r->hdr->wpos =
         r->wpos` sets the header's copy, not the ring's cursor."""
         found = self.assignments_to(self.key(expr, path, function))
-        struct = strip(expr).field_of if strip(expr) is not None and strip(expr).kind == MEMBER else None
+        named = strip(expr)
+        struct = named.field_of if named is not None and named.kind == MEMBER else None
         if struct is None:
             return found
         same = self.same_structs(struct)
