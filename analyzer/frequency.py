@@ -344,6 +344,10 @@ def batch(condition: Expr, counts: Callable[[Expr], bool], may_be_one: Callable[
     return any(counts(counter) for counter in counters(condition))
 
 
+# Branch-prediction hints: what they hand back is their first argument, the condition.
+BRANCH_HINTS = frozenset({"__builtin_expect", "likely", "unlikely"})
+
+
 def _tested(condition: Expr | None) -> list[Expr]:
     """What a condition tests: itself, the operands of its &&, || and !, and the sides of its
     comparisons; not what those are computed from (FD_ISSET's `fd % 64`, a shift count in a
@@ -351,6 +355,8 @@ def _tested(condition: Expr | None) -> list[Expr]:
     condition = strip(condition)
     if condition is None:
         return []
+    if condition.kind == CALL and condition.op in BRANCH_HINTS and condition.children:
+        return [condition] + _tested(condition.children[0])     # `unlikely(p % 128 == 0)`
     if condition.kind == UNARY and condition.op == "!" or condition.kind == BINARY and condition.op in ("&&", "||"):
         return [condition] + [node for child in condition.children for node in _tested(child)]
     if condition.kind == BINARY and condition.op in ("==", "!=", "<", "<=", ">", ">="):
