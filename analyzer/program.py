@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
 from . import constants
-from .expressions import address_base, brace_list, constant, is_store_through_pointer
+from .expressions import address_base, address_of, brace_list, constant, is_store_through_pointer
 from .header_macros import expanded
 from .iteration import MAX_CALL_DEPTH, Iteration, lambda_home
 from .models import Model, load as load_models
@@ -271,11 +271,18 @@ class Program(Iteration):
                 # guards: 0 until then), whatever it is defined with
                 given = self.assignments_to(("global", name))
                 values = {constant(a.value, self._global_constant) for a in given if a.op == "="} \
-                    if all(a.function is None for a in given) else {None}
+                    if all(a.function is None for a in given) and name not in self._handed_by_address else {None}
             finally:
                 self._defining -= 1
             known[name] = values.pop() if len(values) == 1 else None
         return known[name]
+
+    @cached_property
+    def _handed_by_address(self) -> frozenset[str]:
+        """The names a call is handed the address of (`parse_pid(arg, &match_ppid)`): what
+        the call stores there makes them variables, whatever they are defined with."""
+        return frozenset(out.op for facts in self.files.values() for call in facts.calls for arg in call.args or ()
+                         if (out := strip(address_of(arg))) is not None and out.kind == IDENTIFIER)
 
     @cached_property
     def _global_constants(self) -> dict[str, int | None]:
