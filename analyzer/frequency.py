@@ -293,21 +293,24 @@ def may_bound(condition_text: str) -> bool:
 
 
 def may_time(condition_text: str) -> bool:
-    """A cheap first test for orders(), on the condition's source text."""
+    """A cheap first test for orderings(), on the condition's source text."""
     return "<" in condition_text or ">" in condition_text
 
 
-def orderings(condition: Expr | None) -> list[Expr]:
-    """The ordering comparisons (`now - last < PERIOD`) a condition is, or has among the
-    operands of its top-level ||s: each is false whenever the condition is, as what an early
-    return compares a clock reading with the stamp it keeps (Iteration.batched); the frontends
-    keep such a guard without a call inside, in a function that reads a clock."""
+def disjuncts(condition: Expr | None) -> list[Expr]:
+    """The operands of a condition's top-level ||s (the condition itself when it has none):
+    each is false whenever the condition is."""
     condition = strip(condition)
-    if condition is None or condition.kind != BINARY:
-        return []
-    if condition.op == "||":
-        return [part for side in condition.children for part in orderings(side)]
-    return [condition] if condition.op in ("<", "<=", ">", ">=") else []
+    if condition is not None and condition.kind == BINARY and condition.op == "||":
+        return [part for side in condition.children for part in disjuncts(side)]
+    return [condition] if condition is not None else []
+
+
+def orderings(condition: Expr | None) -> list[Expr]:
+    """The ordering comparisons (`now - last < PERIOD`) among a condition's disjuncts: what an
+    early return compares a clock reading with the stamp it keeps (Iteration.batched); the
+    frontends keep such a guard without a call inside, in a function that reads a clock."""
+    return [part for part in disjuncts(condition) if part.kind == BINARY and part.op in ("<", "<=", ">", ">=")]
 
 
 def bounds_check(condition: Expr) -> bool:

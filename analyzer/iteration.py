@@ -95,14 +95,6 @@ def nearest(defined: list[tuple[str, Function]], path: str) -> list[tuple[str, F
 _STANDARD_INPUT = frozenset({"stdin", "STDIN_FILENO"})
 
 
-def _alternatives_of(condition: Expr) -> list[Expr]:
-    """The operands of a condition's top-level ||s (itself when it has none)."""
-    condition = strip(condition)
-    if condition is not None and condition.kind == BINARY and condition.op == "||":
-        return [part for side in condition.children for part in _alternatives_of(side)]
-    return [condition] if condition is not None else []
-
-
 def reachable(start, edges: dict) -> frozenset:
     """`start` and every node reached from it along the edges, however indirectly."""
     found, pending = {start}, [start]
@@ -1171,16 +1163,22 @@ class Iteration:
                 return True
         return any(self._clocked(guard) for guard in self.guards_over(call)
                    if not guard.preprocessor and (loop is None or loop.span.contains(guard.span))) \
-            or (loop is None and any(self._clocked(guard, after=True) for guard in self._returns_before(call)))
+            or (loop is None and any(g.span < call.span and not g.span.contains(call.span)
+                                     for g in self._clocked_returns.get((call.span.path, call.function), ())))
 
-    def _returns_before(self, call: Call) -> list[Guard]:
-        """The early returns of the call's function before it, in no loop or branch of their
-        own: what runs after one runs only when its condition does not hold."""
-        where = (call.span.path, call.function)
-        loops = self._loops_in.get(where, ())
-        return [g for g in self._guards.get(where, ()) if g.leaves and not g.nested and not g.preprocessor
-                and g.span < call.span and not g.span.contains(call.span)
-                and not any(loop.span.contains(g.span) for loop in loops)]
+    @cached_property
+    def _clocked_returns(self) -> dict[tuple[str, str | None], list[Guard]]:
+        """Per function, its early returns (in no loop or branch of their own) taken until a
+        clock has moved past the stamp the function sets after them (_clocked): what follows
+        one runs only when its condition does not hold, once per interval."""
+        found = {}
+        for where, guards in self._guards.items():
+            loops = self._loops_in.get(where, ())
+            returns = [g for g in guards if g.leaves and not g.nested and not g.preprocessor
+                       and not any(loop.span.contains(g.span) for loop in loops) and self._clocked(g, after=True)]
+            if returns:
+                found[where] = returns
+        return found
 
     def _clocked(self, guard: Guard, after: bool = False) -> bool:
         """Whether a guard holds once per tick or interval of a clock: its condition reads the
@@ -1349,7 +1347,7 @@ class Iteration:
             condition = tests.get(elses.get(inner))
             if condition is None or not any(
                     self._tests_a_result(frequency.failure_tests(part, self.constant), path, function)
-                    for part in _alternatives_of(condition)):
+                    for part in frequency.disjuncts(condition)):
                 return False
         return True
 

@@ -271,18 +271,28 @@ class Program(Iteration):
                 # guards: 0 until then), whatever it is defined with
                 given = self.assignments_to(("global", name))
                 values = {constant(a.value, self._global_constant) for a in given if a.op == "="} \
-                    if all(a.function is None for a in given) and name not in self._handed_by_address else {None}
+                    if all(a.function is None for a in given) and name not in self.handed_by_address(IDENTIFIER) \
+                    else {None}
             finally:
                 self._defining -= 1
             known[name] = values.pop() if len(values) == 1 else None
         return known[name]
 
+    def handed_by_address(self, kind: str) -> frozenset[str]:
+        """The names of the variables (IDENTIFIER) or fields (MEMBER) a call is handed the
+        address of (`parse_pid(arg, &match_ppid)`, `init(&t->slots)`): what the call stores
+        there gives them a value, whatever they are defined with."""
+        return self._addressed.get(kind, frozenset())
+
     @cached_property
-    def _handed_by_address(self) -> frozenset[str]:
-        """The names a call is handed the address of (`parse_pid(arg, &match_ppid)`): what
-        the call stores there makes them variables, whatever they are defined with."""
-        return frozenset(out.op for facts in self.files.values() for call in facts.calls for arg in call.args or ()
-                         if (out := strip(address_of(arg))) is not None and out.kind == IDENTIFIER)
+    def _addressed(self) -> dict[str, frozenset[str]]:
+        found: dict[str, set[str]] = defaultdict(set)
+        for facts in self.files.values():
+            for call in facts.calls:
+                for arg in call.args or ():
+                    if (out := strip(address_of(arg))) is not None:
+                        found[out.kind].add(out.op)
+        return {kind: frozenset(names) for kind, names in found.items()}
 
     @cached_property
     def _global_constants(self) -> dict[str, int | None]:

@@ -170,9 +170,7 @@ class Provenance:
         into an element (`t->slots[i].n = 0`) sets the element, not the field."""
         found = {strip(a.target).op for facts in self.program.files.values() for a in facts.assignments
                  if strip(a.target) is not None and strip(a.target).kind in (MEMBER, IDENTIFIER)}
-        found |= {out.op for facts in self.program.files.values() for call in facts.calls for arg in call.args or ()
-                  if (out := strip(address_of(arg))) is not None and out.kind == MEMBER}
-        return frozenset(found)
+        return frozenset(found) | self.program.handed_by_address(MEMBER)
 
     def _add_readers(self, names: Iterable[tuple[str, Scope]]) -> None:
         """Add the statements reading these names, then those reading each place that gains a

@@ -204,18 +204,22 @@ def _prompts(program: Program, flush) -> bool:
     """Whether the standard input is read after the flush in the same iteration (a prompt,
     then the wait for an answer; a do-while's condition comes after its body).  A filter
     reading stdin in a while loop's condition reads before its flush, and stays reported."""
-    return any(read.function == flush.function and read.span.path == flush.span.path
-               and flush.span < read.span and read.loops[:len(flush.loops)] == flush.loops
-               and _reads_stdin(program, read) for read in program.written_calls(*READS, *CIN_READS))
+    return any(_reads_stdin(program, read) for read in _later_in_iteration(program, flush, *READS, *CIN_READS))
 
 
 def _before_new_process(program: Program, flush) -> bool:
     """Whether the same iteration of the flush's function starts a process after it (fork,
     posix_spawn, system, popen, an exec): flushed first, the child does not write the
     parent's buffered output a second time, nor exec drop it."""
-    return any(start.function == flush.function and start.span.path == flush.span.path
-               and flush.span < start.span and start.loops[:len(flush.loops)] == flush.loops
-               for start in program.written_calls(*PROCESS_STARTS))
+    return any(_later_in_iteration(program, flush, *PROCESS_STARTS))
+
+
+def _later_in_iteration(program: Program, flush, *callees: str):
+    """The calls of these names, as written, that the flush's function makes after it in the
+    same iteration of the loops around it (a do-while's condition comes after its body)."""
+    return (call for call in program.written_calls(*callees)
+            if call.function == flush.function and call.span.path == flush.span.path
+            and flush.span < call.span and call.loops[:len(flush.loops)] == flush.loops)
 
 
 def _reads_stdin(program: Program, read) -> bool:
