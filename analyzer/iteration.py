@@ -1010,7 +1010,7 @@ class Iteration:
         (`for (argp = argv + 1; *argp; argp++)`)."""
         key = self.key(name, path, function)
         counted = [a for a in self.assignments_to(key) if a.op in ("++", "+=")]
-        if counted and all(any(frequency.over_arguments(self.loop(a.span.path, i)) for i in a.loops)
+        if counted and all(any(self._over_arguments(self.loop(a.span.path, i), depth) for i in a.loops)
                            for a in counted):
             return True
         if self._argument_text(key, set()) or self._walks_argv(key):
@@ -1020,6 +1020,15 @@ class Iteration:
             "argc" in arg.names() or _hands_arguments(arg) or (strip(arg) is not None and strip(arg).kind == IDENTIFIER
                                       and self._counts_arguments(strip(arg), call.span.path, call.function, depth + 1))
             for call, arg in passed)
+
+    def _over_arguments(self, loop: Loop, depth: int) -> bool:
+        """Whether a loop walks the command line: its condition names argc or argv
+        (frequency.over_arguments), or a parameter every call hands them (multilog's
+        `for (i = 0; script[i]; ++i)` in `c_init(char **script)`, called as `c_init(argv)`)."""
+        return frequency.over_arguments(loop) or depth <= MAX_CALL_DEPTH and loop.condition is not None and any(
+            node.kind == IDENTIFIER and self._passed_for(node, loop.span.path, loop.function) is not None
+            and self._counts_arguments(node, loop.span.path, loop.function, depth + 1)
+            for node in loop.condition.walk())
 
     def _passed_for(self, name: Expr, path: str, function: str | None) -> list[tuple[Call, Expr]] | None:
         """For a parameter of a function that the function never assigns, each call of the
