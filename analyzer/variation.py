@@ -28,6 +28,12 @@ Anchored = Callable[[Expr, str, "str | None"], bool]
 # C library calls that return the file offset they set (SEEK_SET: their offset argument), by the
 # index of that argument.
 SEEKS = {"lseek": 1, "lseek64": 1}
+# C library calls whose result is the same on every call of one thread: who the process and
+# the thread are, the machine's page size and limits, and a thread's value for a key (set once,
+# the lazily made per-thread object: `r = pthread_getspecific(key); if (!r) { claim a slot;
+# pthread_setspecific(key, r); }` hands each transaction the thread's one slot).
+STABLE = frozenset({"getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "pthread_self",
+                    "getpagesize", "sysconf", "pthread_getspecific"})
 # C library calls that read input into a buffer, by the index of that argument: what the buffer
 # holds is data, another value each call (`while (fgets(name, n, list)) fopen(name, "r")`).
 READS_INTO = {"fgets": 0, "fgets_unlocked": 0, "fread": 0, "fread_unlocked": 0, "read": 1, "pread": 1,
@@ -113,6 +119,8 @@ class Variation:
         if expr.kind == CALL:
             if expr.op in SEEKS and len(kids) > SEEKS[expr.op]:
                 return self.of(kids[SEEKS[expr.op]])   # the offset it moved to
+            if expr.op in STABLE and expr.op not in self.program.defined_names:
+                return INVARIANT
             returned = self._returned(expr)
             # rand(), a library's lookup: data-dependent by assumption
             return SCATTERED if returned is None else returned

@@ -31,15 +31,20 @@ leads to it (a bucket helper called per key), with the calls down to the store
 as related locations, and it is judged with what that call passes: a helper
 handed the mapping by one caller and a heap buffer by another is reported only
 at the first's loop, and a helper whose own loop scatters the stores is reported
-at its store when some call of it hands it the mapping alone. A suppression at
-either end silences it.
+at its store when some call of it hands it the mapping alone. A helper's own
+loop that keeps the store in place (a retry, `do s->txnid = t->txnid; while
+(s->txnid != t->txnid);`) is not the store's loop: the caller's loop that moves
+it is, and the finding is at its call. A suppression at either end silences it.
 Whether the offset scatters is asked across the loop's iterations: what the
 loop and the functions it runs (followed as deep as "per iteration" is)
 assign, the arguments it passes them (a seek function's parameter given
 `h->slot_addr[hash(key) % n]`, a position kept in a struct field and copied at
 by a write function), and what those functions return (an accessor of the
 mapping's base does not move; a hash of the iteration's key does) decide it;
-`lseek()`'s result is the offset it was given. A field read through an object
+`lseek()`'s result is the offset it was given, and a C library call that
+answers the same on every call of a thread (`getpid()`, `sysconf()`, the
+thread's value for a key from `pthread_getspecific()`, a slot it claimed once)
+does not move; any other library call's result is data. A field read through an object
 that changes each iteration is data, unless the iteration gave it a value
 before the call that reads it (an object made per iteration and stamped with the
 loop's index). A partial-write loop on the way from the loop to the store (one
@@ -99,7 +104,7 @@ from pathlib import Path
 from mmaplint.analyzer.expressions import address_base, address_of
 from mmaplint.analyzer.facts import BINARY, EVERY_CALL, IDENTIFIER, MEMBER, SUBSCRIPT, UNARY, Call, Expr, strip
 from mmaplint.analyzer.findings import Related
-from mmaplint.analyzer.variation import SCATTERED
+from mmaplint.analyzer.variation import INVARIANT, SCATTERED
 from mmaplint.analyzer.iteration import HotPath, nearest
 from mmaplint.analyzer.program import Mapping, Program, Store
 from mmaplint.analyzer.registry import Hit
@@ -184,7 +189,9 @@ def _scattered_stores(program: Program):
         if not mappings or not all(_writes_back(m) for m in mappings):
             continue
         if hot is not None and _scatters_in(program, effect, store, hot, mappings):
-            if mine is not None:
+            # the store's own loop takes it when the store moves there (a record copied in
+            # chunks); a loop that keeps it in place (a retry of one store) leaves it to the caller's
+            if mine is not None and _variation(program, operation, mine) != INVARIANT:
                 reported.add(id(operation))
                 yield operation, store, mine, mappings
             else:
@@ -227,9 +234,15 @@ def _scatters(program: Program, effect: Call, hot: HotPath, mappings: tuple[Mapp
     region = program.region(hot.loop)
     if any(region.runs(m.call.span.path, m.call.function, m.call.loops) for m in mappings):
         return False
+    return _variation(program, effect, hot) == SCATTERED
+
+
+def _variation(program: Program, effect: Call, hot: HotPath) -> int:
+    """How the store's address moves across the loop's iterations, in the terms of the loop's
+    call (variation.py: INVARIANT, AFFINE or SCATTERED)."""
     site = effect.via[0] if effect.via else effect
-    return program.variation_across(region, effect.args[0], site.span.path, site.function, address=True,
-                                    anchored=program.provenance.at_start) == SCATTERED
+    return program.variation_across(program.region(hot.loop), effect.args[0], site.span.path, site.function,
+                                    address=True, anchored=program.provenance.at_start)
 
 
 def _what(store: Store, hot: HotPath) -> str:
