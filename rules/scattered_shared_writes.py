@@ -164,15 +164,20 @@ def _scattered_stores(program: Program):
             effect = Call(STORE, store.span, store.function, store.loops, args=(store.target,))
             stores[id(effect)] = store
             effects.append(effect)
-    own: dict[int, HotPath] = {}
-    for effect in effects:
-        if (hot := program.call_per_iteration(effect)) is not None:
-            own[id(effect)] = hot
+    own: dict[int, HotPath | None] = {}      # each store's own loop, asked when an instance maps
     reported: set[int] = set()
     for effect in (*effects, *program.summaries.spread(effects, carry=False)):
         operation = effect.operation
         store = stores[id(operation)]
-        mine = own.get(id(operation))
+        # where the loop's call writes: the store's pointer with the values that call passes
+        # (asked first: most instances hand it no shared file mapping, and a loop costs more to find)
+        site = effect.via[0] if effect.via else effect
+        mappings = program.mappings_into(address_base(effect.args[0]), site.span.path, site.function, site.span)
+        if not mappings or not all(_writes_back(m) for m in mappings):
+            continue
+        if id(operation) not in own:
+            own[id(operation)] = program.call_per_iteration(operation)
+        mine = own[id(operation)]
         if mine is not None and id(operation) in reported:
             continue
         # a store in its own loop is also asked across the loops of the calls that reach it;
@@ -182,11 +187,6 @@ def _scattered_stores(program: Program):
         # an instance of a store in its own loop: that loop runs at this call too
         in_own_loop = mine is not None and bool(effect.via)
         if hot is None and not in_own_loop:
-            continue
-        # where the loop's call writes: the store's pointer with the values that call passes
-        site = effect.via[0] if effect.via else effect
-        mappings = program.mappings_into(address_base(effect.args[0]), site.span.path, site.function, site.span)
-        if not mappings or not all(_writes_back(m) for m in mappings):
             continue
         if hot is not None and _scatters_in(program, effect, store, hot, mappings):
             # the store's own loop takes it when the store moves there (a record copied in
