@@ -175,8 +175,11 @@ def _tested_by(guard: Guard, call: Call) -> bool:
     """Whether a guard's condition makes the call, which its span holds: a macro's `if` spans
     the invocation, arguments and all (an if's own branch never holds its condition)."""
     spelled = [arg.text for arg in call.args] if call.args is not None else None
+    # clang names a call a macro argument spells by the macro (`CHECK_IO(DURABLE(fd), ...)`'s
+    # condition `(call) != 0` reads DURABLE, the macro the fsync is made in)
     return guard.span.contains(call.span) and any(
         node.kind == CALL and node.op == call.callee and (spelled is None or [k.text for k in node.children] == spelled)
+        or call.macro is not None and node.kind in (CALL, IDENTIFIER) and node.op == call.macro
         for node in guard.condition.walk())
 
 

@@ -16,7 +16,7 @@ from typing import Iterator
 
 from tree_sitter import Node
 
-from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, TemplateUse, IDENTIFIER, INT, MEMBER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
+from ..facts import (BINARY, CALL, EVERY_CALL, ClassBases, Template, TemplateUse, IDENTIFIER, INT, MEMBER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry,
                      shortened)
 from ..frequency import (CLOCKS, PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, may_time, orderings,
@@ -588,7 +588,28 @@ class _FileReader:
         spelled = value.text if value is not None else conv.text(node)
         if not (may_matter(spelled) or (at is not None and self._names_parameter(spelled, at))):
             return Expr(OTHER, shortened(spelled))
-        return value if value is not None else conv.expr(node)
+        return value if value is not None else self._calls_expanded(conv, node, active, conv.expr(node))
+
+    def _calls_expanded(self, conv: Converter, node: Node, active: frozenset[str], built: Expr) -> Expr:
+        """A condition as built, with each invocation of one of the file's call macros in it
+        the call it expands to, as clang reads it and as the file's calls record it: the
+        condition `FSYNC(fd) < 0` of `#define FSYNC(fd) fdatasync(fd)` makes the fdatasync
+        (a macro's guard spans its invocation, and a call its condition makes is no call it guards)."""
+        expansions = {}
+        pending = [node]
+        while pending:
+            child = pending.pop()
+            if child.type == "call_expression" and (call := self._expanded(conv, child, active, call=True)) is not None:
+                expansions[conv.text(child)] = call
+            pending.extend(child.named_children)
+        if not expansions:
+            return built
+
+        def expanded(expr: Expr) -> Expr:
+            if expr.kind == CALL and expr.text in expansions:
+                return expansions[expr.text]
+            return replace(expr, children=tuple(expanded(child) for child in expr.children)) if expr.children else expr
+        return expanded(built)
 
     def _construction(self, frame: _Frame, site: ConstructSite) -> None:
         """An object made with arguments: a call of its class's constructor, named like the
