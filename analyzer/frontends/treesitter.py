@@ -340,7 +340,7 @@ class _FileReader:
         self.types = DeclaredTypes(source, nodes, self.function_nest, self.qualified,
                                    captures.get("local", []),
                                    captures.get("struct", []) + [node for node in captures.get("scope", ())
-                                                                  if node.type == "class_specifier"])
+                                                                  if node.type == "class_specifier"], headers)
         # the classes of this file: `Record()` makes a value, not a call (clang: a construction
         # without arguments, which it records as none)
         self._class_scopes = [(node, name) for node, name in scopes

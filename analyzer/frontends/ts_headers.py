@@ -18,6 +18,8 @@ from tree_sitter import Node
 
 from .ts_grammar import Grammar
 from .ts_macros import Macro, Macros
+from .ts_names import text
+from .ts_types import data_members
 
 # Headers read for one file at most, and how deep their inclusions are followed: a project's
 # own headers are few levels deep; a pathological include graph costs no more than this.
@@ -25,12 +27,16 @@ _MAX_HEADERS = 64
 _MAX_DEPTH = 8
 # The preprocessor groups a definition or an inclusion may sit in.
 _GROUPS = {"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else"}
+# What a class declared in a header may sit in: namespaces, extern "C" blocks, templates,
+# declarations (`struct s {...} x;`, typedefs) and preprocessor groups.
+_CONTAINERS = _GROUPS | {"namespace_definition", "declaration_list", "linkage_specification", "template_declaration",
+                         "declaration", "type_definition"}
 
-# A header's (size, mtime, inode) and what it holds: its function-like macros and the headers
-# it includes; kept for the process (a worker parses many files that include the same
+# A header's (size, mtime, inode) and what it holds: its function-like macros, the headers it
+# includes and the data members of the classes it declares; kept for the process (a worker parses many files that include the same
 # headers), read again when the header is written (the facts cache tells a change by content:
 # facts_cache.Dependency).
-_read: dict[tuple[str, str], tuple[tuple[int, int, int], Macros, tuple[str, ...]]] = {}
+_read: dict[tuple[str, str], tuple[tuple[int, int, int], Macros, tuple[str, ...], dict[str, frozenset[str]]]] = {}
 
 
 class Headers:
@@ -57,6 +63,17 @@ class Headers:
             if name in macros:
                 macro = macros[name]
                 return macro if macro.value is not None else None
+        return None
+
+    def data_members(self, name: str) -> frozenset[str] | None:
+        """The data members of the first class or struct so named in the headers, in the order
+        the preprocessor reads them: a method defined in the file, of a class its header
+        declares, calls a member callable on the implicit this (`on_record(r)` of a
+        std::function member), as a class the file declares does."""
+        for header in self._headers():
+            found = _read[(self._grammar.language, header)][3].get(name)
+            if found is not None:
+                return found
         return None
 
     def _headers(self) -> list[str]:
@@ -100,8 +117,9 @@ class Headers:
                 source = stream.read()
         except OSError:
             return None
-        definitions, included = _directives(self._grammar.parser.parse(source).root_node)
-        _read[key] = (stamp, Macros(self._grammar, source, definitions), included)
+        root = self._grammar.parser.parse(source).root_node
+        definitions, included = _directives(root)
+        _read[key] = (stamp, Macros(self._grammar, source, definitions), included, _classes(source, root))
         return _read[key][2]
 
 
@@ -119,6 +137,21 @@ def _directives(root: Node) -> tuple[list[Node], tuple[str, ...]]:
         elif node.type in _GROUPS:
             pending.extend(reversed(node.children))
     return definitions, tuple(included)
+
+
+def _classes(source: bytes, root: Node) -> dict[str, frozenset[str]]:
+    """The data members of each class or struct a header declares with a body, by name."""
+    found: dict[str, frozenset[str]] = {}
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        for child in node.named_children:
+            if child.type in ("class_specifier", "struct_specifier") and (name := child.child_by_field_name("name")) \
+                    is not None and child.child_by_field_name("body") is not None:
+                found.setdefault(text(source, name), frozenset(data_members(source, child)[1]))
+            elif child.type in _CONTAINERS:
+                pending.append(child)
+    return found
 
 
 def _quoted(include: Node) -> str | None:

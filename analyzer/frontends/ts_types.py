@@ -92,12 +92,31 @@ def _method(declarator: Node) -> bool:
     return inner is not None and inner.type in ("identifier", "field_identifier", "operator_name", "destructor_name")
 
 
+def data_members(source: bytes, node: Node) -> tuple[dict[str, str], set[str]]:
+    """A struct's or class's data members: those whose type is known, with it, and every
+    one's name (a method is none; a function pointer or std::function member is one)."""
+    body = node.child_by_field_name("body")
+    members, names = {}, set()
+    for member in body.named_children if body is not None else ():
+        if member.type != "field_declaration":
+            continue
+        kind = designated_type(source, member.child_by_field_name("type"))
+        for d in member.children_by_field_name("declarator"):
+            field = declared_name(source, d, prototypes=True)
+            if field and not _method(d):
+                names.add(field)
+            if field and kind:
+                members[field] = kind
+    return members, names
+
+
 class DeclaredTypes:
     """The declared type of each name, per function and at file scope, and of each struct's fields."""
 
     def __init__(self, source: bytes, functions: list[Node], function_nest: Nest, qualified: list[tuple[str, str]],
-                 declarators: list[Node], structs: list[Node]) -> None:
+                 declarators: list[Node], structs: list[Node], headers=None) -> None:
         self.source = source
+        self.headers = headers      # ts_headers.Headers: the classes the file's headers declare
         self.nest = function_nest
         self.qualified = qualified
         self.in_function: list[dict[str, str]] = [{} for _ in functions]
@@ -111,6 +130,18 @@ class DeclaredTypes:
                 kind = designated_type(source, param.child_by_field_name("type"))
                 if name and kind:
                     self.in_function[index][name] = kind
+        # the variables declared as objects of a struct or class, not pointers or arrays: what
+        # `sizeof name` measures is their type (`sizeof h` is `sizeof(struct hdr)`)
+        self.objects: list[dict[str, str]] = [{} for _ in functions]
+        self.file_objects: dict[str, str] = {}
+        for index, node in enumerate(functions):
+            declarator = function_declarator(node)
+            params = declarator.child_by_field_name("parameters") if declarator is not None else None
+            for param in params.named_children if params is not None else ():
+                inner = param.child_by_field_name("declarator")
+                kind = type_name(source, param.child_by_field_name("type"))
+                if inner is not None and kind and inner.type in ("identifier", "reference_declarator"):
+                    self.objects[index].setdefault(declared_name(source, inner), kind)
         for declarator in declarators:
             name = declared_name(source, declarator)
             kind = declaration_type(source, declarator) if name else None
@@ -159,10 +190,16 @@ class DeclaredTypes:
         return self.fields.get(owner, {}) if owner is not None else {}
 
     def is_field(self, index: int, name: str) -> bool:
-        """In a method, whether a name is a field of its class the file declares (a method's
-        name is none), whatever its type: `sync_` of `int (*sync_)(int);`."""
+        """In a method, whether a name is a field of its class the file declares, or else a
+        header it includes (a method's name is none), whatever its type: `sync_` of `int
+        (*sync_)(int);`."""
         owner = self.owner_at(index)
-        return owner is not None and name in self.field_names.get(owner, ())
+        if owner is None:
+            return False
+        names = self.field_names.get(owner)
+        if names is None and self.headers is not None:
+            names = self.headers.data_members(owner)
+        return name in (names or ())
 
     def of(self, node: Node | None, pos: int) -> str | None:
         """The struct or class an object expression has, at a byte of the file: a declared name,
