@@ -245,6 +245,9 @@ class Guard:
     preprocessor: bool = False
     leaves: bool = False      # ends in a return, a goto, a break out of its loop or exit(): runs once per loop run
     nested: bool = False      # the if sits inside another if (or else) or a switch of its function
+    # the condition declares the object it tests (`if (const auto *put = std::get_if<Put>(&cmd))`):
+    # the branch works on what was found, one of the ways its function does its work
+    declares: bool = False
 
 
 @dataclass(frozen=True)

@@ -1947,10 +1947,12 @@ class Iteration:
         path an error takes, not the one each call takes; not the value such a branch returns
         (`if (ops->sync) return ops->sync(f);` dispatches), nor a branch that returns what a
         loop of its own counted up (`if (mapped) { while (len) { ...; total += n; } return
-        total; }`: the function's work, done one of its ways)."""
+        total; }`: the function's work, done one of its ways), nor one whose condition declares
+        what it found (`if (const auto *put = std::get_if<Put>(&cmd)) { log(put); return "OK"; }`:
+        the work for that kind of request)."""
         returns = self.summaries.returns_in(call.span.path, call.function)
-        return any(guard.leaves and not guard.preprocessor and not self._returns_count(guard, returns)
-                   for guard in self.guards_over(call)) \
+        return any(guard.leaves and not guard.preprocessor and not guard.declares
+                   and not self._returns_count(guard, returns) for guard in self.guards_over(call)) \
             and not any(r.span.contains(call.span) for r in returns)
 
     def _returns_count(self, guard: Guard, returns: list[Return]) -> bool:

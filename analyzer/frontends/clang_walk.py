@@ -184,6 +184,7 @@ class FactWalker:
         self._regions: list[_LoopRegion] = []
         self._switches: list[tuple[int, int]] = []
         self._ifs: list[tuple[Cursor, Cursor, Cursor]] = []
+        self._declaring: set[tuple[int, int]] = set()     # the ifs whose condition declares a variable
         self._cases: list[tuple[Cursor, Cursor, Span]] = []   # leaving cases: subject, label, statements
         self._results: dict[int, Expr] = {}
         self._held_lambdas: dict[int, str] = {}     # a lambda a variable holds: the variable
@@ -606,9 +607,12 @@ class FactWalker:
         """The then-branch is a guard, made when the function is done (_guards_of_ifs).  C++
         puts an init statement first, and a condition variable in place of the condition
         (built as an opaque expression)."""
-        kids = [kid for kid in native.children(cursor) if kid._kind_id != _K.DECL_STMT.value]
+        everything = native.children(cursor)
+        kids = [kid for kid in everything if kid._kind_id not in (_K.DECL_STMT.value, _K.VAR_DECL.value)]
         if len(kids) >= 2:
             self._ifs.append((cursor, kids[0], kids[1]))
+            if len(kids) < len(everything) and everything[0]._kind_id == _K.VAR_DECL.value:
+                self._declaring.add(self._offsets(cursor))
         self.branches.extend(self._span(branch) for branch in kids[1:3])     # then, else
         if len(kids) >= 3:
             self.alternatives.append((self._span(kids[1]), self._span(kids[2])))
@@ -659,7 +663,8 @@ class FactWalker:
             if has_call or bounds_check(built) or trace_off(built) or built.names() & set(self._params) \
                     or (timed and orderings(built)):
                 self.guards.append(Guard(built, span, self._function, leaves=leaves,
-                                         nested=leaves and nested(statement)))
+                                         nested=leaves and nested(statement),
+                                         declares=self._offsets(statement) in self._declaring))
         # a case that ends by leaving: what runs from its label on runs on the way out, as under
         # an if that returns (`case ST_COMMIT: fsync(fd); return 0;`), guarded by `value == label`
         for subject, label, span in self._cases:

@@ -155,6 +155,12 @@ def _nested(statement: Node) -> bool:
     return False
 
 
+def _declares(condition: Node) -> bool:
+    """Whether an if's condition declares the object it tests (`if (auto *p = find(k))`)."""
+    value = condition.child_by_field_name("value") if condition.type == "condition_clause" else None
+    return value is not None and value.type == "declaration"
+
+
 def _leaves(body: Node) -> bool:
     """Whether a branch ends in a return, a goto, a break out of a loop, or an exit() (mptest's
     `if (waited > 30000) { errorMessage(...); exit(1); }`: its loop never comes back)."""
@@ -947,7 +953,8 @@ class _FileReader:
             if has_call(body.start_byte, body.end_byte):
                 leaves = _leaves(body)
                 guards.append(Guard(self._condition(conv, condition, at=node.start_byte), self.span(body),
-                                    self.function_at(node.start_byte), leaves=leaves, nested=leaves and _nested(node)))
+                                    self.function_at(node.start_byte), leaves=leaves, nested=leaves and _nested(node),
+                                    declares=_declares(condition)))
             elif _leaves(body) and ((timed := may_time(spelled := conv.text(condition))
                                      and self._reads_clock(node.start_byte))
                                     or self._may_rule_out(spelled, node.start_byte)) \
