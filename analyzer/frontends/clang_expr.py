@@ -280,7 +280,11 @@ class ExprBuilder:
             if len(lists) == 1:
                 return self._brace_list(lists[0], text, depth)
         if kind == _K.CXX_UNARY_EXPR.value:     # sizeof (alignof), spelled as written or from a macro
-            return Expr(OTHER, text, "sizeof")
+            # one size however spelled: `sizeof h` of a `struct hdr h` is `sizeof(hdr)`, as the
+            # tree-sitter frontend names it (Converter.size_label)
+            measured = native.measured_declaration(cursor) if text.startswith("sizeof") else None
+            name = native.spelling(measured) if measured is not None else ""
+            return Expr(OTHER, f"sizeof({name})" if name else text, "sizeof")
         if kind == _K.CXX_NEW_EXPR.value:       # an allocation (pointer provenance)
             return Expr(OTHER, text, "new")
         if kind == _K.CALL_EXPR.value:

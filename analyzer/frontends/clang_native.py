@@ -16,7 +16,7 @@ from functools import cache
 from itertools import accumulate
 from typing import Callable, Iterator
 
-from clang.cindex import Cursor, SourceLocation, SourceRange, Token, TranslationUnit, Type, conf
+from clang.cindex import Cursor, CursorKind, SourceLocation, SourceRange, Token, TranslationUnit, Type, conf
 
 CONTINUE = 1      # CXChildVisit_Continue: do not visit this cursor's children
 RECURSE = 2       # CXChildVisit_Recurse
@@ -25,6 +25,9 @@ COMMENT = 4       # CXToken_Comment
 _EVAL_INT = 1     # CXEval_Int
 _POINTER_TYPE = 101    # CXType_Pointer
 _LVALUE_REFERENCE, _RVALUE_REFERENCE = 103, 104     # CXType_LValueReference, CXType_RValueReference
+# The declarations a sizeof is named by (measured_declaration): structs, unions, classes, typedefs.
+_MEASURED = frozenset(kind.value for kind in (CursorKind.STRUCT_DECL, CursorKind.UNION_DECL, CursorKind.CLASS_DECL,
+                                              CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_DECL))
 
 Visitor = CFUNCTYPE(c_int, Cursor, Cursor, c_void_p)
 Position = tuple[int, int, int, int]   # file location: line, column, byte offset, CXFile handle
@@ -69,6 +72,7 @@ def _lib() -> CDLL:
         ("clang_Cursor_isNull", [Cursor], c_int),
         ("clang_getLocationForOffset", [TranslationUnit, c_void_p, c_uint], SourceLocation),
         ("clang_getTypeSpelling", [Type], _CXString),
+        ("clang_Type_getSizeOf", [Type], c_longlong),
         ("clang_Cursor_Evaluate", [Cursor], c_void_p),
         ("clang_EvalResult_getKind", [c_void_p], c_int),
         ("clang_EvalResult_isUnsignedInt", [c_void_p], c_uint),
@@ -167,6 +171,25 @@ def type_declaration(cursor: Cursor) -> Cursor | None:
     lib = _lib()
     found = lib.clang_getTypeDeclaration(lib.clang_getCanonicalType(lib.clang_getCursorType(cursor)))
     return None if lib.clang_Cursor_isNull(found) else found
+
+
+def measured_declaration(size_of: Cursor) -> Cursor | None:
+    """For a sizeof, the struct, class or typedef whose size it is, as written (`sizeof(struct
+    hdr)`, `sizeof h` of a `struct hdr h`, `sizeof *h`; a typedef name kept): its one operand's,
+    when that type's size is the sizeof's value (not a pointer to it, `sizeof(struct hdr *)`)."""
+    lib = _lib()
+    operands = children(size_of)
+    if len(operands) != 1:
+        return None
+    operand = operands[0]
+    if operand._kind_id == CursorKind.TYPE_REF.value:
+        found = lib.clang_getCursorReferenced(operand)
+    else:
+        found = lib.clang_getTypeDeclaration(lib.clang_getCursorType(operand))
+    if lib.clang_Cursor_isNull(found) or found._kind_id not in _MEASURED:
+        return None
+    size = evaluate_int(size_of)
+    return found if size is not None and size == lib.clang_Type_getSizeOf(lib.clang_getCursorType(found)) else None
 
 
 def object_declaration(cursor: Cursor) -> Cursor | None:

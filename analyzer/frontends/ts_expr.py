@@ -11,6 +11,8 @@ from tree_sitter import Node
 from ..facts import (BINARY, BRACES, CALL, CAST, CONTENTS, CONTENTS_CLASSES, COND, INT, MEMBER, IDENTIFIER, OTHER, STRING, SUBSCRIPT,
                      UNARY, Expr, shortened, spelled)
 
+from .ts_types import type_name
+
 if TYPE_CHECKING:
     from .ts_types import DeclaredTypes
 
@@ -151,6 +153,22 @@ class Converter:
     def label(self, node: Node) -> str:
         """The node's text as its Expr keeps it (facts.spelled)."""
         return spelled(self.source, node.start_byte, node.end_byte)
+
+    def size_label(self, node: Node) -> str:
+        """A sizeof's text, as `sizeof(T)` when it measures a struct, class or typedef T,
+        whether written with the type or with an object of it (`sizeof h` of `struct hdr h`
+        is `sizeof(hdr)`, as `sizeof(struct hdr)` is): the same size, however spelled (a
+        record's parts added up, variation.py).  Else as written."""
+        kind = node.child_by_field_name("type")
+        if kind is not None:
+            name = type_name(self.source, kind.child_by_field_name("type")) \
+                if kind.child_by_field_name("declarator") is None else None
+        else:
+            value = node.child_by_field_name("value")
+            value = unwrap(value) if value is not None else None
+            name = self.types.object_type(self.text(value), value.start_byte) \
+                if self.types is not None and value is not None and value.type == "identifier" else None
+        return f"sizeof({name})" if name else self.label(node)
 
     def spread(self, arg: Node) -> list[tuple["Converter", Node]] | None:
         """The arguments a use of a variadic macro parameter stands for."""
@@ -457,6 +475,6 @@ _CONVERTERS: dict[str, Callable[[Converter, Node, int], Expr]] = {
     "conditional_expression": Converter._cond,
     "preproc_defined": Converter._defined,
     "condition_clause": Converter._clause,
-    "sizeof_expression": lambda conv, node, depth: Expr(OTHER, conv.label(node), "sizeof"),
+    "sizeof_expression": lambda conv, node, depth: Expr(OTHER, conv.size_label(node), "sizeof"),
     "new_expression": lambda conv, node, depth: Expr(OTHER, conv.label(node), "new"),
 }

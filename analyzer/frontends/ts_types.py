@@ -85,6 +85,18 @@ def declaration_type(source: bytes, declarator: Node) -> str | None:
     return designated_type(source, owner.child_by_field_name("type"))
 
 
+def _object_type(source: bytes, declarator: Node) -> str | None:
+    """The struct, class or typedef name a declarator's name is an object of: its
+    declaration's type, when no pointer, array or function stands between them (a reference
+    names the object)."""
+    owner = declarator.parent
+    while owner is not None and owner.type in ("init_declarator", "reference_declarator", "attributed_declarator"):
+        owner = owner.parent
+    if owner is None or owner.type in ("pointer_declarator", "array_declarator", "function_declarator"):
+        return None
+    return type_name(source, owner.child_by_field_name("type"))
+
+
 def _method(declarator: Node) -> bool:
     """Whether a member's declarator declares a method (`void sync(int);`), not a field of a
     function pointer type (`int (*sync_)(int);`)."""
@@ -149,6 +161,8 @@ class DeclaredTypes:
                 continue
             index = function_nest.innermost(declarator.start_byte)
             (self.in_function[index] if index >= 0 else self.file).setdefault(name, kind)
+            if (named := _object_type(source, declarator)) is not None:
+                (self.objects[index] if index >= 0 else self.file_objects).setdefault(name, named)
         self.fields: dict[str, dict[str, str]] = {}
         self.field_names: dict[str, set[str]] = {}     # every field, its type known or not
         for node in structs:
@@ -157,21 +171,18 @@ class DeclaredTypes:
             if node.parent is not None and node.parent.type == "type_definition":
                 owners += [text(source, d) for d in node.parent.children_by_field_name("declarator")
                            if d.type == "type_identifier"]
-            body = node.child_by_field_name("body")
-            members, names = {}, set()
-            for member in body.named_children if body is not None else ():
-                if member.type != "field_declaration":
-                    continue
-                kind = designated_type(source, member.child_by_field_name("type"))
-                for d in member.children_by_field_name("declarator"):
-                    field = declared_name(source, d, prototypes=True)
-                    if field and not _method(d):
-                        names.add(field)
-                    if field and kind:
-                        members[field] = kind
+            members, names = data_members(source, node)
             for owner in owners:
                 self.fields.setdefault(owner, {}).update(members)
                 self.field_names.setdefault(owner, set()).update(names)
+
+    def object_type(self, name: str, pos: int) -> str | None:
+        """The struct, class or typedef a variable in scope at a byte of the file is an object
+        of (None for a pointer, an array, or a type not named)."""
+        for index in reversed(self.nest.chain(pos)):
+            if (found := self.objects[index].get(name)) is not None:
+                return found
+        return self.file_objects.get(name)
 
     def of_variable(self, name: str) -> str | None:
         """The struct a file-scope variable is declared with, by its bare name."""
