@@ -133,15 +133,6 @@ class DeclaredTypes:
         self.qualified = qualified
         self.in_function: list[dict[str, str]] = [{} for _ in functions]
         self.file: dict[str, str] = {}
-        for index, node in enumerate(functions):
-            declarator = function_declarator(node)
-            params = declarator.child_by_field_name("parameters") if declarator is not None else None
-            for param in params.named_children if params is not None else ():
-                inner = param.child_by_field_name("declarator")
-                name = declared_name(source, inner) if inner is not None else None
-                kind = designated_type(source, param.child_by_field_name("type"))
-                if name and kind:
-                    self.in_function[index][name] = kind
         # the variables declared as objects of a struct or class, not pointers or arrays: what
         # `sizeof name` measures is their type (`sizeof h` is `sizeof(struct hdr)`)
         self.objects: list[dict[str, str]] = [{} for _ in functions]
@@ -151,9 +142,13 @@ class DeclaredTypes:
             params = declarator.child_by_field_name("parameters") if declarator is not None else None
             for param in params.named_children if params is not None else ():
                 inner = param.child_by_field_name("declarator")
-                kind = type_name(source, param.child_by_field_name("type"))
-                if inner is not None and kind and inner.type in ("identifier", "reference_declarator"):
-                    self.objects[index].setdefault(declared_name(source, inner), kind)
+                name = declared_name(source, inner) if inner is not None else None
+                kind = designated_type(source, param.child_by_field_name("type"))
+                if name and kind:
+                    self.in_function[index][name] = kind
+                if name and inner.type in ("identifier", "reference_declarator") \
+                        and (named := type_name(source, param.child_by_field_name("type"))):
+                    self.objects[index].setdefault(name, named)
         for declarator in declarators:
             name = declared_name(source, declarator)
             kind = declaration_type(source, declarator) if name else None
