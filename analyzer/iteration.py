@@ -868,6 +868,9 @@ class Iteration:
         answered once per loop."""
         answer = self._repeats.get((path, loop_id))
         if answer is None:
+            # asked again while answered (a list filled in a function whose callers' loops are
+            # asked in turn): a work loop until known otherwise
+            self._repeats[(path, loop_id)] = WORK
             function = self.loop(path, loop_id).function
             callees = self._loop_callees.get((path, loop_id), set())
             if (path, loop_id) in self._paced_loops or callees & self._prompt_wrappers:
@@ -878,6 +881,7 @@ class Iteration:
                   or self._ranges_over_table(path, loop_id)
                   or self._indexes_table(path, loop_id)
                   or self._counts_down(path, loop_id)
+                  or self._walks_start_up_list(path, loop_id)
                   or frequency.handful(self.loop(path, loop_id),
                                        lambda bound: self._bound_value(bound, path, function),
                                        lambda node: self._walks_table(node, path, loop_id),
@@ -909,6 +913,68 @@ class Iteration:
                     and all(a.op in ("--", "-=") for a in given if a.op != "=")):
                 return True
         return False
+
+    def _walks_start_up_list(self, path: str, loop_id: int) -> bool:
+        """Whether a loop walks a list the command line's options fill: its condition reads a
+        global (or a cursor started at one: `for (s = silo_head; s; s = s->next)`) that is
+        assigned, or handed by address to a call whose value is unused (an insert:
+        `add_log(&all_logs, log)`), only outside the loop and once per option (_per_option), or
+        in `main` outside its work loops.
+        Such a list holds one item per option the command line gives (varnish maps one silo
+        per `-s`, dc3dd opens one log per `log=`): a handful of items, not the workload."""
+        loop = self.loop(path, loop_id)
+        if loop.condition is None:
+            return False
+        # variables, not constants: `off + SEG_SIZE <= size` walks no list
+        keys = {self.key(node, path, loop.function) for node in loop.condition.walk()
+                if node.kind == IDENTIFIER and self.constant(node) is None} - {None}
+        keys |= {self.key(a.value, path, loop.function) for key in keys if key[0] == "local"
+                 for a in self.assignments_to(key) if a.op == "=" and loop_id not in a.loops}
+
+        def outside(place) -> bool:
+            return not (place.span.path == path and loop_id in place.loops)
+        for key in {key for key in keys if key is not None and key[0] == "global"}:
+            # filled by code, not only by its initialiser (a constant's #define is one too)
+            fills = [place for place in (*self.assignments_to(key), *self._handing_globals.get(key, ()))
+                     if outside(place) and place.function is not None]
+            # `main` may also make it empty or give it its default, outside its work loops
+            if fills and all(self._per_option(place.span.path, place.function, place.loops) or (
+                    place.function.rsplit("::", 1)[-1] == "main"
+                    and not any(self.repeats_work(place.span.path, loop) for loop in place.loops))
+                    for place in fills):
+                return True
+        return False
+
+    def _per_option(self, path: str, function: str, loops: tuple[int, ...],
+                    seen: frozenset = frozenset()) -> bool:
+        """Whether code runs once per command-line option: in a loop that reads the options
+        (a getopt loop, a walk over argv), or in a function every call of which does."""
+        if any(self._reads_command_line(path, loop_id) for loop_id in loops):
+            return True
+        callers = self.callers_of(path, function)
+        seen = seen | {(path, function)}
+        return bool(callers) and len(seen) <= MAX_CALL_DEPTH and all(
+            (c.span.path, c.function) not in seen and c.function is not None
+            and self._per_option(c.span.path, c.function, c.loops, seen) for c in callers)
+
+    def _reads_command_line(self, path: str, loop_id: int) -> bool:
+        """Whether a loop walks the command line or reads its options."""
+        return bool(self._loop_callees.get((path, loop_id), set()) & OPTION_PARSERS) \
+            or self._over_arguments(self.loop(path, loop_id), 0) or self._parses_options(path, loop_id)
+
+    @cached_property
+    def _handing_globals(self) -> dict[tuple, list[Call]]:
+        """The calls whose value is unused that are handed the address of a global, or of a
+        place in one: what may fill it (an insert)."""
+        found: dict[tuple, list[Call]] = defaultdict(list)
+        for facts in self.files.values():
+            for call in facts.calls:
+                if call.result is None:
+                    for arg in call.args or ():
+                        key = self.holder(address_of(arg), call.span.path, call.function)
+                        if key is not None and key[0] == "global":
+                            found[key].append(call)
+        return found
 
     def _ranges_over_table(self, path: str, loop_id: int) -> bool:
         """Whether a range-for walks a table written in the source: an array or a container
@@ -1828,19 +1894,6 @@ class Iteration:
 
     def callers_of(self, path: str, function: str | None) -> list[Call]:
         return self._callers.get((path, function), [])
-
-    def starts_up(self, path: str, function: str | None, _seen: frozenset = frozenset()) -> bool:
-        """Whether a function runs only while the program starts: it is `main` (or None: a static
-        initialiser), or every call of it is made outside the loops that repeat work (an option
-        loop does not), in a function that itself only runs while the program starts."""
-        if function is None or function.rsplit("::", 1)[-1] == "main":
-            return True
-        callers = self.callers_of(path, function)
-        seen = _seen | {(path, function)}
-        return bool(callers) and len(seen) <= MAX_CALL_DEPTH * 2 and all(
-            (c.span.path, c.function) not in seen
-            and not any(self.repeats_work(c.span.path, loop) for loop in c.loops)
-            and self.starts_up(c.span.path, c.function, seen) for c in callers)
 
     @cached_property
     def command_handlers(self) -> frozenset[tuple[str, str]]:

@@ -221,6 +221,20 @@ class Program(Iteration):
             return ("field", path, expr.op)
         return None
 
+    def holder(self, expr: Expr | None, path: str, function: str | None) -> Key | None:
+        """The variable, field or array a pointer expression is kept in: `segs` for `segs[i]`,
+        `p` for `p + off`, `(char *)p` or `&p`."""
+        expr = strip(expr)
+        while expr is not None:
+            if expr.kind in (IDENTIFIER, MEMBER):
+                return self.key(expr, path, function)
+            if expr.kind == SUBSCRIPT or (expr.kind == UNARY and expr.op in ("*", "&")) \
+                    or (expr.kind == BINARY and expr.op in ("+", "-")):
+                expr = strip(expr.children[0])
+            else:
+                return None
+        return None
+
     def assignments_to(self, key: Key | None) -> list[Assignment]:
         return self._assignments.get(key, []) if key is not None else []
 

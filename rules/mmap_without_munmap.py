@@ -25,15 +25,13 @@ and so does a `map_segment()` helper whose callers hand each segment to an
 `unmap_segment(void *p)`. Points at the mmap in the loop body, or at the call there that
 leads to it.
 Not reported: `MAP_FIXED` mappings, which replace part of a region reserved
-earlier instead of adding to the address space; and mappings made per item of
-a list that the program fills only while it starts (the loop's condition reads
-a global list that is assigned, or handed to an insert, only in `main`, its
-option loop and the functions they call there): varnish maps one storage silo
-per `-s` option and keeps it for the process's life, so the mappings do not
-grow with the workload. A list a loop over requests or records fills is still
-the pattern. Nor, as for every rule, a loop that runs a handful of times (up to
-a constant of 16 or less, over a table in the source, over the command line's
-arguments or a pattern's matches: the README's frequency model), a loop once
+earlier instead of adding to the address space. Nor, as for every rule, a loop
+that runs a handful of times (up to a constant of 16 or less, over a table in
+the source, over the command line's arguments or a pattern's matches, over a
+list the command line's options fill: the README's frequency model): varnish
+maps one storage silo per `-s` option, a list its option loop fills, and keeps
+each for the process's life, so the mappings do not grow with the workload; a
+list a loop over requests or records fills is still the pattern. Nor a loop once
 per processor or NUMA node (`for (i = numa_max_node(); i >= 0; --i)`, `cpu < sysconf(_SC_NPROCESSORS_ONLN)`:
 one buffer per node, a number the hardware fixes), or the work a forked child
 does before it ends its process (`if (pid == 0) { child_main(); _exit(0); }`).
@@ -74,8 +72,7 @@ for (off_t off = 0; off < total; off += SEG) {
 from collections import defaultdict
 
 from mmaplint.analyzer.expressions import alternatives, handed_back
-from mmaplint.analyzer.facts import (BINARY, CALL, EVERY_CALL, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY, Call, Expr, Loop,
-                                     strip)
+from mmaplint.analyzer.facts import CALL, EVERY_CALL, IDENTIFIER, UNARY, Call, strip
 from mmaplint.analyzer.iteration import reachable
 from mmaplint.analyzer.program import MMAP_CALLS, Key, Mapping, Program
 from mmaplint.analyzer.registry import Hit
@@ -102,12 +99,12 @@ def check(program: Program):
     # function itself keeps it (`segs[n].p = p` of a map_seg() whose result the caller drops)
     # (by identity: an instance's hash walks its whole chain of calls)
     holders = {id(m.call): set().union(*(reachable(key, flows) for c in (m.call, m.call.operation)
-                                         if (key := _holder(program, c.result, c.span.path, c.function)) is not None))
+                                         if (key := program.holder(c.result, c.span.path, c.function)) is not None))
                for m in mappings}
     traced = set().union(*holders.values()) if holders else set()
-    unmaps = [(u, _holder(program, u.arg(0), u.span.path, u.function)) for u in program.calls(*UNMAPS)]
+    unmaps = [(u, program.holder(u.arg(0), u.span.path, u.function)) for u in program.calls(*UNMAPS)]
     untraced = [u for u, key in unmaps if key is None or key not in traced]
-    inserted = {_holder(program, arg, c.span.path, c.function)
+    inserted = {program.holder(arg, c.span.path, c.function)
                 for c in program.written_calls(*INSERTS) for arg in c.args or ()}
     escaped = inserted | _returned(program)
     for mapping in mappings:
@@ -118,7 +115,7 @@ def check(program: Program):
         if untraced and _reaches_untraced(program, mapping, held, escaped, untraced):
             continue
         hot = program.call_per_iteration(mapping.call, every_iteration=False)   # a leak every N still grows
-        if hot is None or _over_configured_items(program, hot.loop):
+        if hot is None:
             continue
         kept = _kept_in(mapping)
         size = program.constant(mapping.length)
@@ -164,35 +161,6 @@ def _reaches_untraced(program: Program, mapping: Mapping, held: set[Key], escape
                for u in untraced)
 
 
-def _over_configured_items(program: Program, loop: Loop) -> bool:
-    """Whether the loop walks a list the program fills only while it starts: its condition
-    reads a global that is assigned, or handed to a call whose value is unused (an insert),
-    only outside the loop and in functions that run while the program starts (from main, or
-    its option loop).  Such a list holds one item per option the command line gives (varnish
-    maps one silo per `-s`), so its mappings do not grow with the workload."""
-    path, function = loop.span.path, loop.function
-    # variables, not constants: `off + SEG_SIZE <= size` walks no list
-    names = [node for node in loop.condition.walk() if node.kind == IDENTIFIER and program.constant(node) is None] \
-        if loop.condition else []
-    keys = {program.key(name, path, function) for name in names} - {None}
-    # a cursor the loop starts at a global's head (`for (s = silo_head; s; s = s->next)`)
-    keys |= {program.key(a.value, path, function) for key in keys if key[0] == "local"
-             for a in program.assignments_to(key) if a.op == "=" and loop.id not in a.loops}
-    lists = {key for key in keys if key is not None and key[0] == "global"}
-
-    def outside(place) -> bool:
-        return not (place.span.path == path and loop.id in place.loops)
-    for key in lists:
-        fills = [(a.span.path, a.function) for a in program.assignments_to(key) if outside(a)]
-        fills += [(c.span.path, c.function) for facts in program.files.values() for c in facts.calls
-                  if c.result is None and outside(c)
-                  and any(_holder(program, arg, c.span.path, c.function) == key for arg in c.args or ())]
-        # filled by code, not only by its initialiser (a constant's #define is one too)
-        if any(function for _, function in fills) and all(program.starts_up(*place) for place in set(fills)):
-            return True
-    return False
-
-
 def _returned(program: Program) -> set[Key]:
     """The variables functions hand their callers: `return p;`, either branch of
     `return p == MAP_FAILED ? NULL : p;`, an item of `return Region{fd, p, n};`."""
@@ -200,7 +168,7 @@ def _returned(program: Program) -> set[Key]:
     for facts in program.files.values():
         for r in facts.returns:
             for value in handed_back(r.value):
-                key = _holder(program, value, r.span.path, r.function)
+                key = program.holder(value, r.span.path, r.function)
                 if key is not None:
                     returned.add(key)
     return returned
@@ -224,22 +192,6 @@ def _kept_in(mapping: Mapping) -> str:
     return f" ({mapping.call.result.text})" if mapping.call.result is not None else ""
 
 
-def _holder(program: Program, expr: Expr | None, path: str, function: str | None) -> Key | None:
-    """The variable, field or array a pointer expression is kept in: `segs` for `segs[i]`,
-    `p` for `p + off` or `(char *)p`."""
-    expr = strip(expr)
-    while expr is not None:
-        if expr.kind in (IDENTIFIER, MEMBER):
-            return program.key(expr, path, function)
-        if expr.kind == SUBSCRIPT or (expr.kind == UNARY and expr.op in ("*", "&")):
-            expr = strip(expr.children[0])
-        elif expr.kind == BINARY and expr.op in ("+", "-"):
-            expr = strip(expr.children[0])
-        else:
-            return None
-    return None
-
-
 def _flows(program: Program) -> dict[Key, set[Key]]:
     """Where each variable's value is copied: `q = p` and `segs[n] = p` make edges p -> q and
     p -> segs (and range-for `for (p : segs)` an edge segs -> p)."""
@@ -250,8 +202,8 @@ def _flows(program: Program) -> dict[Key, set[Key]]:
                 continue
             # `p_ = p == MAP_FAILED ? NULL : p`: either value is copied
             sources = {source for value in alternatives(a.value) if value is not None and value.kind != CALL
-                       and (source := _holder(program, value, a.span.path, a.function)) is not None}
-            target = _holder(program, a.target, a.span.path, a.function) if sources else None
+                       and (source := program.holder(value, a.span.path, a.function)) is not None}
+            target = program.holder(a.target, a.span.path, a.function) if sources else None
             for source in sources - {target} if target is not None else ():
                 edges[source].add(target)
     return edges
