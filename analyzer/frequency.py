@@ -48,6 +48,10 @@ _TEST_WORDS = {"test", "testing"}
 _LOG_LEVEL_WORDS = ("log", "level")
 # What failed calls return besides negative numbers.
 FAILURE_NAMES = frozenset({"NULL", "nullptr", "MAP_FAILED", "SIG_ERR"})
+# C library calls that return 0 on success (and -1, or an error number, on failure): a result
+# compared unequal to 0, or taken as true, is their failure (`while (fdatasync(fd) != 0)`).
+ZERO_ON_SUCCESS = frozenset({"fsync", "fdatasync", "msync", "fflush", "fclose", "close", "ftruncate", "ftruncate64",
+                             "fallocate", "posix_fallocate", "sync_file_range", "munmap", "madvise", "rename"})
 # Library calls that read a clock (`now` is C++'s std::chrono clocks'): a guard comparing a
 # reading with one its code stamped before holds once per tick or interval, not per record.
 CLOCKS = frozenset({"time", "clock", "clock_gettime", "gettimeofday", "times", "ftime", "timespec_get", "now"})
@@ -457,7 +461,8 @@ def trace_off(condition: Expr) -> bool:
 def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None],
                   negations: bool = False) -> list[Expr]:
     """The values a condition requires to hold a failed call's result: `f == NULL`, `fd < 0`,
-    `fd == -1`, `p == MAP_FAILED`, as an operand of its top-level `&&`s (under an `||` the
+    `fd == -1`, `p == MAP_FAILED`, a call that returns 0 on success taken as true or compared
+    `!= 0` (`while (fdatasync(fd) != 0)`), as an operand of its top-level `&&`s (under an `||` the
     loop may go round for another reason).  Not `!x` nor `x == 0`: for a count or a done flag
     those mean "not finished yet"; with `negations` (a branch's condition, whose caller
     decides which negated values are a call's success: `!put(k)`, `!ok`), `!x` too."""
@@ -468,6 +473,11 @@ def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]
         return [v for part in condition.children for v in failure_tests(part, constant, negations)]
     if negations and condition.kind == UNARY and condition.op == "!" and condition.children:
         return [condition.children[0]]
+    if _zero_on_success(condition):
+        return [condition]
+    if condition.kind == BINARY and condition.op == "!=" and len(condition.children) == 2 \
+            and constant(condition.children[1]) == 0 and _zero_on_success(tested := strip(condition.children[0])):
+        return [tested]
     if condition.kind == BINARY and condition.op in ("==", "<") and len(condition.children) == 2:
         tested, bound = map(strip, condition.children)
         named = bound is not None and bound.kind == IDENTIFIER and bound.op in FAILURE_NAMES
@@ -476,6 +486,10 @@ def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]
         if failed and tested is not None:
             return [tested]
     return []
+
+
+def _zero_on_success(expr: Expr | None) -> bool:
+    return expr is not None and expr.kind == CALL and expr.op in ZERO_ON_SUCCESS
 
 
 # A call that asks for the error state (`db->error()`, `ferror(f)`, `GetLastError()`), or errno.
