@@ -9,7 +9,8 @@ mapping: reported at the `ftruncate`): with
 `ftruncate()`, or by seeking past the end and writing one byte (`lseek` +
 `write(fd, "", 1)`, or `pwrite(fd, "", 1, size - 1)`), when the mapping is then
 written through, or kept in a struct field or a global (a database's map, a
-cache's silo) or returned to the caller (a `map_file(path, size)` helper, or
+cache's silo; also through a local the function copies there, `base_ =
+static_cast<uint8_t *>(p)`) or returned to the caller (a `map_file(path, size)` helper, or
 one returning a struct that holds it: `return Region{fd, p, size};`),
 where the stores happen in other functions. The finding points at
 the mmap; the growth and the first store (or where the mapping is kept) are
@@ -98,7 +99,8 @@ def check(program: Program):
         if not program.bound_at(mapping.call, mapping.descriptor):
             continue    # a descriptor of the function called: judged at its own mmap
         store = first_stores.get(mapping.call)
-        if store is None and (mapping.pointer is None or mapping.pointer[0] == "local") and not _returned(program, mapping):
+        kept = _kept_in(program, mapping)
+        if store is None and kept is None and not _returned(program, mapping):
             continue    # neither written here nor kept (a field, a global, the caller's) for writes elsewhere
         growth = _sparse_growth(program, mapping)
         if growth is None:
@@ -119,8 +121,8 @@ def check(program: Program):
             "a page faults and allocates blocks in page_mkwrite, and a full disk becomes SIGBUS",
             related=(Related(growth.span, "the file is grown here, leaving a hole"),
                      Related(store.span, "the mapping is written here") if store else
-                     Related(call.span, f"the writable mapping is kept in {call.result.text} for writes elsewhere")
-                     if call.result is not None else
+                     Related(call.span, f"the writable mapping is kept in {kept} for writes elsewhere")
+                     if kept is not None else
                      Related(call.span, "the writable mapping is returned for the caller's writes")),
             params={"size": size} if size else {},
         )
@@ -160,6 +162,21 @@ def _grown_under_mapping(program: Program, lock_tables: set[Key]):
                          Related(store.span, "the new range is written here")),
             )
             break
+
+
+def _kept_in(program: Program, mapping: Mapping) -> str | None:
+    """Where the mapping is kept beyond its function, as written: the field or global the mmap's
+    result goes to, or one its function copies the local it went to into (`void *p = mmap(...);
+    ...; base_ = static_cast<uint8_t *>(p);`)."""
+    pointer, call = mapping.pointer, mapping.call
+    if pointer is None or call.result is None:
+        return None
+    if pointer[0] != "local":
+        return call.result.text
+    where = (call.span.path, call.function)
+    return next((a.target.text for a in program.assignments_in(*where)
+                 if a.op == "=" and program.holder(a.value, *where) == pointer
+                 and (target := program.holder(a.target, *where)) is not None and target[0] != "local"), None)
 
 
 def _returned(program: Program, mapping: Mapping) -> bool:
