@@ -494,8 +494,11 @@ class _FileReader:
             target = frame.conv.expr(site.target)
             if site.field is not None and (target := self._field_set(frame, site, target, function)) is None:
                 continue
-            if target.kind == MEMBER and site.value is not None and site.value.start_byte in self._held_lambdas:
-                # a lambda a field holds is the function it makes (_qualified_names): the field's
+            if site.value is not None and site.value.start_byte in self._held_lambdas and (
+                    target.kind == MEMBER or target.kind == IDENTIFIER
+                    and self.types.is_field(self.function_nest.innermost(site.start), target.op)):
+                # a lambda a field holds (also a member set on the implicit this, `on_commit_ =
+                # [this] { ... }`) is the function it makes (_qualified_names): the field's
                 # calls run it, as a function stored in a field
                 held = self._held_lambdas[site.value.start_byte]
                 value = Expr(IDENTIFIER, held, held)
