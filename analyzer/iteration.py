@@ -18,6 +18,7 @@ from .facts import (BINARY, CALL, COND, IDENTIFIER, MEMBER, RANGE_ELEMENT, STEP_
                     Assignment, Call, Expr, Function, Guard, Loop, Return, Span, TemplateUse, strip)
 from .expressions import address_of, alternatives, assume, brace_list, truth
 from .findings import Related
+from .variation import READS_INTO
 
 # A loop that calls one of these parses options: it runs once per option given.
 OPTION_PARSERS = frozenset({"getopt", "getopt_long", "getopt_long_only", "poptGetNextOpt"})   # libc's, popt's
@@ -1227,7 +1228,7 @@ class Iteration:
             return True
         for guard in self._batch_guards.get((call.span.path, call.function), ()):
             if not guard.span.contains(call.span) or (loop is not None and not loop.span.contains(guard.span)) \
-                    or _tested_by(guard, call):
+                    or _tested_by(guard, call) or self._completes_input_record(guard):
                 continue
 
             def counts(counter: Expr, inside: Span = guard.span) -> bool:
@@ -1593,6 +1594,18 @@ class Iteration:
             for a in facts.assignments:
                 found[(a.span.path, a.function)].append(a)
         return found
+
+    def _completes_input_record(self, guard: Guard) -> bool:
+        """Whether a guard compares with a field of what its function reads its input into (a
+        length a header announces: `if (c->got == c->hdr.len)` of `read(c->fd, (char *)&c->hdr +
+        c->got, ...)`): a counter reset there completes one record of the input, as a state
+        machine assembles it from partial reads, not a batch of records."""
+        path, function = guard.span.path, guard.function
+        filled = {self.holder(call.arg(READS_INTO[call.callee]), path, function)
+                  for call in self.calls_in(path, function) if call.callee in READS_INTO} - {None}
+        return bool(filled) and any(node.kind == MEMBER and node.children
+                                    and self.holder(node.children[0], path, function) in filled
+                                    for node in guard.condition.walk())
 
     @cached_property
     def _batch_guards(self) -> dict[tuple[str, str | None], list[Guard]]:
