@@ -155,6 +155,16 @@ def _nested(statement: Node) -> bool:
     return False
 
 
+def _element_list(item: Node) -> Node | None:
+    """An array initialiser's element, when it is a brace list: `{1, f}`, also given by index
+    (`[ST_DATA] = {"data", st_data}`, an array of handlers indexed by an enum): positional for
+    the element's struct either way."""
+    if item.type == "initializer_pair" and item.children_by_field_name("designator") and all(
+            d.type == "subscript_designator" for d in item.children_by_field_name("designator")):
+        item = item.child_by_field_name("value")
+    return item if item is not None and item.type == "initializer_list" else None
+
+
 def _declares(condition: Node) -> bool:
     """Whether an if's condition declares the object it tests (`if (auto *p = find(k))`)."""
     value = condition.child_by_field_name("value") if condition.type == "condition_clause" else None
@@ -786,7 +796,7 @@ class _FileReader:
             struct = text(self.source, kind)
             lists = [value]
             if init.child_by_field_name("declarator").type == "array_declarator":
-                lists = [item for item in value.named_children if item.type == "initializer_list"]
+                lists = [element for item in value.named_children if (element := _element_list(item)) is not None]
             for items in lists:
                 items = [item for item in items.named_children if item.type != "comment"]
                 if any(item.type == "initializer_pair" or item.type == "ERROR" or item.type.startswith("preproc")
