@@ -193,14 +193,39 @@ class Variation:
             return False
         offset = self._terms(amount, path, function)
         if any(a.op == "+=" and (a.span.path, a.function) == (path, function)
-               and _within(offset, self._terms([a.value], path, function)) for a in self.program.assignments_to(key)):
+               and any(_within(offset, step) for step in self._as_passed(self._terms([a.value], path, function),
+                                                                         path, function))
+               for a in self.program.assignments_to(key)):
             return True
         values = self.program.values_of(key) if key[0] == "local" and depth else []
+        if len(values) == 1 and strip(values[0]) is not None and strip(values[0]).kind in (IDENTIFIER, MEMBER):
+            # a copy the function took of the cursor (`off = lg->pos; base[off + len] = '\n';
+            # lg->pos += len + 1;`) is that cursor
+            return self._stepped_past(strip(values[0]), amount, (path, function), depth - 1)
         if len(values) != 1 or values[0].kind != BINARY or values[0].op != "+":
             return False
         here, parts = self._at(path, function), _summands(values[0])
         return any(self._stepped_past(part, amount, (path, function), depth - 1) for i, part in enumerate(parts)
                    if all(here.of(other) == INVARIANT for other in parts[:i] + parts[i + 1:]))
+
+    def _as_passed(self, terms: tuple[dict[str, int], int], path: str,
+                   function: str | None) -> list[tuple[dict[str, int], int]]:
+        """A function's terms, and, where the region's calls of it pass each of its parameters
+        among them one term (`seglog_append(&lg, buf, (size_t)n)` passes n for len), the same
+        in those calls' terms: a store of the function asked across a caller's loop is spelled
+        with what the call passes."""
+        named, constant = terms
+        fn = self.program.function_at(path, function)
+        passed: dict[str, int] = {}
+        for text, count in named.items():
+            arguments = self._arguments(("local", path, function, text)) if fn is not None and text in fn.params else []
+            # each argument's terms as written, as the store's instance spells it
+            spelled = {(tuple(found[0].items()), found[1]) for call, arg in arguments
+                       for found in [self._terms([arg], call.span.path, call.function, depth=0)]}
+            if len(spelled) == 1 and (only := spelled.pop())[1] == 0 and len(only[0]) == 1 and only[0][0][1] == 1:
+                text = only[0][0][0]
+            passed[text] = passed.get(text, 0) + count
+        return [terms, (passed, constant)] if passed != named else [terms]
 
     def _terms(self, parts: list[Expr], path: str, function: str | None, depth: int = 2) -> tuple[dict[str, int], int]:
         """The terms of a sum of parts, by their text with how often each is added, and its

@@ -58,7 +58,10 @@ sets that struct's field, not the position), and what the
 position then steps past: `base[pos + len] = '\\n'; pos += len + 1;`, the parts
 of a record stored at its start plus offsets the step covers, `dst[klen] = '='`
 with `tail += klen + vlen + 2` (a size is one however spelled: `sizeof h` of a
-`struct rec_hdr h` is `sizeof(struct rec_hdr)`); a fill to a
+`struct rec_hdr h` is `sizeof(struct rec_hdr)`; the position may be a copy the
+function took, `off = lg->pos; base[off + len] = '\\n'; lg->pos += len + 1;`, and
+a helper's store asked at a caller's loop is spelled with what the call passes);
+a fill to a
 fixed end, `memset(slot + n, 0, SLOT - n)`, lands where its slot does), a mapping that the loop
 makes afresh each iteration (a loop over files or commands that maps one each
 time), and a store that stamps a page the
