@@ -919,8 +919,7 @@ class Iteration:
         """Whether a loop walks a list the command line's options fill: its condition reads a
         global (or a cursor started at one: `for (s = silo_head; s; s = s->next)`) that is
         assigned, or handed by address to a call whose value is unused (an insert:
-        `add_log(&all_logs, log)`), only outside the loop and once per option (_per_option), or
-        in `main` outside its work loops.
+        `add_log(&all_logs, log)`), only outside the loop and once per option (_per_option).
         Such a list holds one item per option the command line gives (varnish maps one silo
         per `-s`, dc3dd opens one log per `log=`): a handful of items, not the workload."""
         loop = self.loop(path, loop_id)
@@ -938,11 +937,7 @@ class Iteration:
             # filled by code, not only by its initialiser (a constant's #define is one too)
             fills = [place for place in (*self.assignments_to(key), *self._handing_globals.get(key, ()))
                      if outside(place) and place.function is not None]
-            # `main` may also make it empty or give it its default, outside its work loops
-            if fills and all(self._per_option(place.span.path, place.function, place.loops) or (
-                    place.function.rsplit("::", 1)[-1] == "main"
-                    and not any(self.repeats_work(place.span.path, loop) for loop in place.loops))
-                    for place in fills):
+            if fills and all(self._per_option(place.span.path, place.function, place.loops) for place in fills):
                 return True
         return False
 
