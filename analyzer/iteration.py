@@ -869,9 +869,6 @@ class Iteration:
         answered once per loop."""
         answer = self._repeats.get((path, loop_id))
         if answer is None:
-            # asked again while answered (a list filled in a function whose callers' loops are
-            # asked in turn): a work loop until known otherwise
-            self._repeats[(path, loop_id)] = WORK
             function = self.loop(path, loop_id).function
             callees = self._loop_callees.get((path, loop_id), set())
             if (path, loop_id) in self._paced_loops or callees & self._prompt_wrappers:
@@ -882,7 +879,7 @@ class Iteration:
                   or self._ranges_over_table(path, loop_id)
                   or self._indexes_table(path, loop_id)
                   or self._counts_down(path, loop_id)
-                  or self._walks_start_up_list(path, loop_id)
+                  or self._walks_option_list(path, loop_id)
                   or frequency.handful(self.loop(path, loop_id),
                                        lambda bound: self._bound_value(bound, path, function),
                                        lambda node: self._walks_table(node, path, loop_id),
@@ -915,7 +912,7 @@ class Iteration:
                 return True
         return False
 
-    def _walks_start_up_list(self, path: str, loop_id: int) -> bool:
+    def _walks_option_list(self, path: str, loop_id: int) -> bool:
         """Whether a loop walks a list the command line's options fill: its condition reads a
         global (or a cursor started at one: `for (s = silo_head; s; s = s->next)`) that is
         assigned, or handed by address to a call whose value is unused (an insert:
