@@ -19,7 +19,7 @@ from .iteration import MAX_CALL_DEPTH, Iteration, lambda_home
 from .models import Model, load as load_models
 from .provenance import Provenance
 from .summaries import Summaries
-from .variation import INVARIANT, Anchored, Region, Variation
+from .variation import FILLS, INVARIANT, Anchored, Region, Variation
 from .facts import (BINARY, CALL, COND, INT, MEMBER, IDENTIFIER, SUBSCRIPT, UNARY,
                     Assignment, Call, Expr, FileFacts, Function, Guard, Loop, Scoped, Span, strip)
 
@@ -234,6 +234,31 @@ class Program(Iteration):
             else:
                 return None
         return None
+
+    def filled_argument(self, call: Call) -> int | None:
+        """The argument whose buffer a call fills from the arguments after it: the first, of a
+        C library call that formats or copies into its first argument (variation.FILLS); for a
+        function of the program, the parameter every definition of it hands, as the buffer, to
+        such a call (`nfsnprintf(char *buf, int blen, const char *fmt, ...)` calling
+        `vsnprintf(buf, blen, fmt, va)`)."""
+        if call.callee in FILLS:
+            return 0
+        found = {self._fills_parameter(path, fn) for path, fn in self.resolve(call)} if call.args else set()
+        return found.pop() if len(found) == 1 else None
+
+    def _fills_parameter(self, path: str, fn: Function) -> int | None:
+        where = (path, fn.qualified)
+        if where not in self._filling:
+            self._filling[where] = next(
+                (fn.params.index(name) for c in self.calls_in(*where) if c.callee in FILLS
+                 and (buffer := strip(c.arg(0))) is not None and buffer.kind == IDENTIFIER
+                 and (name := buffer.op) in fn.params), None)
+        return self._filling[where]
+
+    @cached_property
+    def _filling(self) -> dict[tuple[str, str], int | None]:
+        """_fills_parameter's answers, per function."""
+        return {}
 
     def assignments_to(self, key: Key | None) -> list[Assignment]:
         return self._assignments.get(key, []) if key is not None else []

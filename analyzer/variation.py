@@ -402,15 +402,18 @@ class Variation:
             call.span.path, call.function, call.loops)
 
     def _filled(self, key: Key) -> list[tuple[Call, Expr]]:
-        """For a buffer the iterations fill with a C library call (FILLS), what it is filled
+        """For a buffer the iterations fill (Program.filled_argument: a C library call, FILLS,
+        or a function of the program that hands the buffer it is given to one, at any place in
+        it: isync's `nfsnprintf(buf + bl, n, "%s/%s", dir, entry->base)`), what it is filled
         from: a path rebuilt from each item's name names another file each time, one rebuilt
         from the same directory the same file."""
         if key[0] != "local":
             return []
         return [(call, arg) for call in self.program.calls_in(key[1], key[2])
-                if call.callee in FILLS and call.args and not call.via_field and self._iterates(call)
-                and self.program.key(call.args[0], call.span.path, call.function) == key
-                for arg in call.args[1:]]
+                if call.args and not call.via_field and self._iterates(call)
+                and (index := self.program.filled_argument(call)) is not None
+                and self.program.holder(call.args[index], call.span.path, call.function) == key
+                for arg in call.args[index + 1:]]
 
     def _runs(self, a: Assignment) -> bool:
         """Whether an assignment runs in the iterations asked about."""
