@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
 from . import constants
-from .expressions import address_base, address_of, brace_list, constant, is_store_through_pointer
+from .expressions import address_of, brace_list, constant, is_store_through_pointer
 from .header_macros import expanded
 from .iteration import MAX_CALL_DEPTH, Iteration, lambda_home
 from .models import Model, load as load_models
@@ -536,11 +536,12 @@ class Program(Iteration):
         return Provenance(self)
 
     def mappings_into(self, pointer: Expr | None, path: str, function: str | None,
-                      span: Span | None = None) -> tuple[Mapping, ...]:
+                      span: Span | None = None, place: bool = False) -> tuple[Mapping, ...]:
         """The mappings a pointer points into, when every known source of its value is one
         (an mmap's result, or a pointer computed from one); none when it may point elsewhere
-        (heap, static or stack memory) or nothing is known of it."""
-        return self.provenance.mappings_into(pointer, path, function, span)
+        (heap, static or stack memory) or nothing is known of it.  With `place`, the mappings a
+        store to the expression writes into (`p[i]`, `p->f`, `t->slots[i]`)."""
+        return self.provenance.mappings_into(pointer, path, function, span, place)
 
     def mapping_of(self, pointer: Expr | None, path: str, function: str | None,
                    span: Span | None = None) -> Mapping | None:
@@ -550,8 +551,8 @@ class Program(Iteration):
         return next(iter(self.mappings_into(pointer, path, function, span)), None)
 
     def mapping_written_by(self, store: Store) -> Mapping | None:
-        return next(iter(self.mappings_into(address_base(store.target), store.span.path, store.function,
-                                            store.span)), None)
+        return next(iter(self.mappings_into(store.target, store.span.path, store.function, store.span,
+                                            place=True)), None)
 
     @cached_property
     def stores(self) -> list[Store]:

@@ -112,14 +112,17 @@ class Provenance:
 
     # -- what a pointer points into ----------------------------------------------------------
 
-    def sources(self, expr: Expr | None, path: str, function: str | None, span: Span | None = None) -> set[int]:
+    def sources(self, expr: Expr | None, path: str, function: str | None, span: Span | None = None,
+                place: bool = False) -> set[int]:
         """Every known source of an expression's value, in a function (span: the statement it is
-        in, where it holds calls).  Heap, static or stack memory are among them only when a
-        mapping is too: nothing else asks about them."""
+        in, where it holds calls); with `place`, of the address of the place the expression
+        stores to (`p[i]`, `p->f`: p's; `t->slots[i]` of an array the struct holds: t's).
+        Heap, static or stack memory are among them only when a mapping is too: nothing else
+        asks about them."""
         names = _names_in(expr)
         if self._mapped_names.isdisjoint(names) and CONTAINER_ELEMENTS.isdisjoint(names):
             return set()        # no place it reads holds a mapping (nor calls mmap)
-        atoms = self._value(expr, path, function, span)
+        atoms = (self._address if place and expr is not None else self._value)(expr, path, function, span)
         found = self._gathered(atoms)
         if found - NOT_MAPPED:
             self._complete_back([atom[0] for atom in atoms if not isinstance(atom, int)])
@@ -136,10 +139,11 @@ class Provenance:
         return found
 
     def pointees(self, pointer: Expr | None, path: str, function: str | None,
-                 span: Span | None = None) -> tuple[tuple[Mapping, ...], bool]:
+                 span: Span | None = None, place: bool = False) -> tuple[tuple[Mapping, ...], bool]:
         """The mappings a pointer may point into (or a pointer computed from them), and, when
-        there are any, whether it may point to other memory too (heap, static or stack)."""
-        found = self.sources(pointer, path, function, span)
+        there are any, whether it may point to other memory too (heap, static or stack); with
+        `place`, those a store to the expression writes into (sources)."""
+        found = self.sources(pointer, path, function, span, place)
         indexes = sorted({(i - FIRST_MAPPING) // 2 for i in found - NOT_MAPPED})
         return tuple(self.mappings[i] for i in indexes), bool(found & NOT_MAPPED)
 
@@ -151,10 +155,10 @@ class Provenance:
         return bool(found) and all(i >= FIRST_MAPPING and (i - FIRST_MAPPING) % 2 == 0 for i in found)
 
     def mappings_into(self, pointer: Expr | None, path: str, function: str | None,
-                      span: Span | None = None) -> tuple[Mapping, ...]:
+                      span: Span | None = None, place: bool = False) -> tuple[Mapping, ...]:
         """The mappings a pointer points into when every known source of its value is one (or a
         pointer computed from one); none when it may be heap, static or stack memory."""
-        mappings, elsewhere = self.pointees(pointer, path, function, span)
+        mappings, elsewhere = self.pointees(pointer, path, function, span, place)
         return () if elsewhere else mappings
 
     # -- the graph, as far as it is needed ---------------------------------------------------

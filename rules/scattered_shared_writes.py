@@ -16,8 +16,8 @@ of any other range is data.
 A store is into the mapping when every known source of its pointer's value is
 that mapping: an mmap's result, a pointer computed from it
 (`uint64_t *slots = (uint64_t *)base;`, `q = base + off`, `&t[h]`, an element of
-an array the mapped struct holds, `&tbl->slots[id % n]`, a field the program
-never gives a value), or what the
+an array the mapped struct holds, `&tbl->slots[id % n]` or a store to
+`sf->slots[h % n]`, a field the program never gives a value), or what the
 program stores in the field, parameter, return value or out-parameter it is
 read from (a struct's field is that struct's: `t->slots` of a mapped table is
 not `s->slots` of a heap one). A pointer that may also come from malloc,
@@ -162,8 +162,8 @@ def _scattered_stores(program: Program):
     effects = []
     for store in program.stores:
         # a store that may write a mapping; whether it does is asked where each loop's call passes its values
-        mappings, _ = program.provenance.pointees(address_base(store.target), store.span.path, store.function,
-                                                  store.span)
+        mappings, _ = program.provenance.pointees(store.target, store.span.path, store.function, store.span,
+                                                  place=True)
         if any(_writes_back(m) for m in mappings):
             effect = Call(STORE, store.span, store.function, store.loops, args=(store.target,))
             stores[id(effect)] = store
@@ -176,7 +176,7 @@ def _scattered_stores(program: Program):
         # where the loop's call writes: the store's pointer with the values that call passes
         # (asked first: most instances hand it no shared file mapping, and a loop costs more to find)
         site = effect.via[0] if effect.via else effect
-        mappings = program.mappings_into(address_base(effect.args[0]), site.span.path, site.function, site.span)
+        mappings = program.mappings_into(effect.args[0], site.span.path, site.function, site.span, place=True)
         if not mappings or not all(_writes_back(m) for m in mappings):
             continue
         if id(operation) not in own:
