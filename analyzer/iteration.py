@@ -172,6 +172,15 @@ def _resolved(call: Call) -> str:
     return "" if call.target is not None else f" (any function stored in a field named {call.callee})"
 
 
+def _designated(expr: Expr | None) -> Expr | None:
+    """The name an expression designates a function by, if it is one: `f`, `&f`, or `&C::f` of a
+    static member function (its name `f`)."""
+    expr = strip(expr)
+    if expr is not None and expr.kind == UNARY and expr.op == "&" and expr.children:
+        expr = strip(expr.children[0])
+    return expr if expr is not None and expr.kind == IDENTIFIER else None
+
+
 def _tested_by(guard: Guard, call: Call) -> bool:
     """Whether a guard's condition makes the call, which its span holds: a macro's `if` spans
     the invocation, arguments and all (an if's own branch never holds its condition)."""
@@ -420,8 +429,8 @@ class Iteration:
                     struct = self.struct_of(target.field_of) if target is not None and target.kind == MEMBER else None
                     # either function of `sync_ = durable_mode ? durable : lazy`
                     found += [(key[-1], name, struct, a) for value in alternatives(a.value)
-                              if value is not None and value.kind == IDENTIFIER
-                              for name in self._functions_given(value.op, a)]
+                              if (designated := _designated(value)) is not None
+                              for name in self._functions_given(designated.op, a)]
         return found
 
     def _functions_given(self, name: str, a: Assignment) -> list[str]:
@@ -435,8 +444,7 @@ class Iteration:
             return []
         index = fn.params.index(name)
         return [given.op for call in self.written_calls(fn.name) if not call.via_field
-                and (given := strip(call.arg(index))) is not None and given.kind == IDENTIFIER
-                and given.op in self._functions]
+                and (given := _designated(call.arg(index))) is not None and given.op in self._functions]
 
     def struct_of(self, field_of: str | None) -> str | None:
         """The struct a call's field belongs to: as the frontend named it (a class written with
@@ -1607,17 +1615,28 @@ class Iteration:
 
     def traced(self, call: Call, hot: "HotPath") -> bool:
         """Whether the call, or a call on the way to it from the loop, runs only while a debug,
-        verbosity or trace setting is on (`if (verbose)`, `#ifdef SQLITE_DEBUG`), or after its
-        function returned early unless it is (`if (!debug) return;`)."""
-        for step in (*hot.chain, call.operation):
+        verbosity or trace setting is on (`if (verbose)`, `#ifdef SQLITE_DEBUG`, a parameter the
+        call on the way passes such a setting for: `if (DFlags & cat)` of `vdebug(DEBUG_SYNC,
+        ...)`), or after its function returned early unless it is (`if (!debug) return;`)."""
+        steps = (*hot.chain, call.operation)
+        for caller, step in zip((None, *steps), steps):
             guards = self.guards_over(step)
-            if any(frequency.trace_switch(guard.condition) for guard in guards):
+            if any(frequency.trace_switch(guard.condition) or self._passes_trace(guard, step, caller)
+                   for guard in guards):
                 return True
             if any(guard.leaves and guard.span < step.span and not guard.span.contains(step.span)
                    and frequency.trace_off(guard.condition)
                    for guard in self._guards.get((step.span.path, step.function), ())):
                 return True
         return False
+
+    def _passes_trace(self, guard: Guard, step: Call, caller: Call | None) -> bool:
+        """Whether a guard tests a parameter of its function that the call entering it passes a
+        debug or trace setting for (`if (DFlags & cat)` of `vdebug(DEBUG_SYNC, msg, va)`)."""
+        fn = self.function_at(step.span.path, step.function) if caller is not None else None
+        return fn is not None and any(
+            (arg := caller.arg(fn.params.index(name))) is not None and frequency.trace_switch(arg)
+            for name in guard.condition.names() & set(fn.params))
 
     def ends_process(self, path: str, function: str | None) -> bool:
         """Whether a function ends the process whenever it runs (_ends_function): in an exit(),
