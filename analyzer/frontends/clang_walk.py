@@ -855,12 +855,16 @@ class FactWalker:
         return [field for field in native.children(declaration) if field._kind_id == _K.FIELD_DECL.value]
 
     def _bind(self, field: str, value: Cursor, span_from: Cursor, table: str | None, struct: str | None) -> None:
-        """Record `field = function` when the value is a bare function name."""
+        """Record `field = function` when the value is a function's bare name or its address
+        (`&f`, a static member's `&C::f`)."""
         value = look_through(value)
+        if value._kind_id == _K.UNARY_OPERATOR.value and native.unary_operator(value) == "&":
+            value = look_through(native.children(value)[0])
         if value._kind_id != _K.DECL_REF_EXPR.value or native.referenced(value)._kind_id not in _CALLABLE:
             return
         name = native.spelling(value)
-        if self.exprs.cursor_text(value) == name:
+        spelled = self.exprs.cursor_text(value)
+        if spelled == name or spelled.endswith("::" + name):
             start = self._file.extent(span_from)[0]
             end = self._file.extent(value)[1]
             self.field_bindings.append(FieldBinding(field, name, self._span_of(start, end), table, struct))

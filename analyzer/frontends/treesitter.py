@@ -155,6 +155,20 @@ def _nested(statement: Node) -> bool:
     return False
 
 
+def _function_named(source: bytes, value: Node) -> str | None:
+    """The function an initialiser's value names, when it is a name or a name's address: `f`,
+    `&f`, or `&C::f` of a static member function (by its own name, as the program's
+    definitions go)."""
+    if value.type == "pointer_expression" and value.child_by_field_name("operator") is not None \
+            and text(source, value.child_by_field_name("operator")) == "&":
+        value = value.child_by_field_name("argument")
+    if value is not None and value.type == "qualified_identifier":
+        value = value.child_by_field_name("name")
+        while value is not None and value.type == "qualified_identifier":
+            value = value.child_by_field_name("name")
+    return text(source, value) if value is not None and value.type == "identifier" else None
+
+
 def _element_list(item: Node) -> Node | None:
     """An array initialiser's element, when it is a brace list: `{1, f}`, also given by index
     (`[ST_DATA] = {"data", st_data}`, an array of handlers indexed by an enum): positional for
@@ -754,15 +768,14 @@ class _FileReader:
         for pair in self.captures.get("binding", ()):
             designators = pair.children_by_field_name("designator")
             value = pair.child_by_field_name("value")
-            if not designators or value is None or value.type != "identifier":
+            if not designators or value is None or (function := _function_named(self.source, value)) is None:
                 continue
             field = designators[-1]
             if field.type == "field_designator" and field.named_child_count:
                 field = field.named_children[0]
             if field.type == "field_identifier":
                 table = self._table_of(pair.parent)
-                bindings.append(FieldBinding(text(self.source, field), text(self.source, value),
-                                             self.span(pair), table,
+                bindings.append(FieldBinding(text(self.source, field), function, self.span(pair), table,
                                              self.types.of_variable(table) if table is not None else None))
         return bindings
 
@@ -802,8 +815,9 @@ class _FileReader:
                 if any(item.type == "initializer_pair" or item.type == "ERROR" or item.type.startswith("preproc")
                        for item in items):
                     continue        # designated (_field_bindings reads it), or positions unsure
-                entries.extend(TableEntry(name, struct, position, text(self.source, item), self.span(item))
-                               for position, item in enumerate(items) if item.type == "identifier")
+                entries.extend(TableEntry(name, struct, position, function, self.span(item))
+                               for position, item in enumerate(items)
+                               if (function := _function_named(self.source, item)) is not None)
         return entries
 
     def _struct_fields(self) -> list[StructFields]:
