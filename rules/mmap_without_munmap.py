@@ -19,7 +19,7 @@ taken to release every mapping that escapes what the rule follows (returned,
 either branch of `return p == MAP_FAILED ? NULL : p` included, and an item of a
 returned struct, `return Region{fd, p, n}`; stored through a
 pointer parameter, `*out = mmap(...)`; kept in a field or global; pushed into a
-container) and those of the function it runs in or is called from: an unmap
+container, itself or in a struct, `segs_.push_back(Seg{p, len})`) and those of the function it runs in or is called from: an unmap
 helper or a destructor that walks a vector of segments keeps the rule silent,
 and so does a `map_segment()` helper whose callers hand each segment to an
 `unmap_segment(void *p)`. Points at the mmap in the loop body, or at the call there that
@@ -104,8 +104,9 @@ def check(program: Program):
     traced = set().union(*holders.values()) if holders else set()
     unmaps = [(u, program.holder(u.arg(0), u.span.path, u.function)) for u in program.calls(*UNMAPS)]
     untraced = [u for u, key in unmaps if key is None or key not in traced]
-    inserted = {program.holder(arg, c.span.path, c.function)
-                for c in program.written_calls(*INSERTS) for arg in c.args or ()}
+    # a container's element, or an item of the struct pushed (`regions_.push_back(region{p, len})`)
+    inserted = {program.holder(item, c.span.path, c.function)
+                for c in program.written_calls(*INSERTS) for arg in c.args or () for item in handed_back(arg)}
     escaped = inserted | _returned(program)
     for mapping in mappings:
         held = holders[id(mapping.call)]
