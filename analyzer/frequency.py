@@ -48,6 +48,10 @@ _TEST_WORDS = {"test", "testing"}
 _LOG_LEVEL_WORDS = ("log", "level")
 # What failed calls return besides negative numbers.
 FAILURE_NAMES = frozenset({"NULL", "nullptr", "MAP_FAILED", "SIG_ERR"})
+# C library calls that transfer a count of bytes (or items), by the index of that count: a result
+# unequal to it is a failure or a short transfer (`if (write(fd, p, n) != n)`).
+TRANSFER_COUNTS = {"write": 2, "pwrite": 2, "pwrite64": 2, "read": 2, "pread": 2, "pread64": 2, "send": 2,
+                   "recv": 2, "fwrite": 2, "fread": 2}
 # C library calls that return 0 on success (and -1, or an error number, on failure): a result
 # compared unequal to 0, or taken as true, is their failure (`while (fdatasync(fd) != 0)`).
 ZERO_ON_SUCCESS = frozenset({"fsync", "fdatasync", "msync", "fflush", "fclose", "close", "ftruncate", "ftruncate64",
@@ -475,9 +479,10 @@ def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]
         return [condition.children[0]]
     if _zero_on_success(condition):
         return [condition]
-    if condition.kind == BINARY and condition.op == "!=" and len(condition.children) == 2 \
-            and constant(condition.children[1]) == 0 and _zero_on_success(tested := strip(condition.children[0])):
-        return [tested]
+    if condition.kind == BINARY and condition.op == "!=" and len(condition.children) == 2:
+        tested, bound = map(strip, condition.children)
+        if constant(bound) == 0 and _zero_on_success(tested) or _short_transfer(tested, bound):
+            return [tested]
     if condition.kind == BINARY and condition.op in ("==", "<") and len(condition.children) == 2:
         tested, bound = map(strip, condition.children)
         named = bound is not None and bound.kind == IDENTIFIER and bound.op in FAILURE_NAMES
@@ -490,6 +495,15 @@ def failure_tests(condition: Expr | None, constant: Callable[[Expr], int | None]
 
 def _zero_on_success(expr: Expr | None) -> bool:
     return expr is not None and expr.kind == CALL and expr.op in ZERO_ON_SUCCESS
+
+
+def _short_transfer(call: Expr | None, bound: Expr | None) -> bool:
+    """`write(fd, p, n) != n`: a transfer call compared unequal to the count it was asked for
+    failed (or fell short, which its caller treats as failing)."""
+    if call is None or bound is None or call.kind != CALL or call.op not in TRANSFER_COUNTS:
+        return False
+    count = call.children[TRANSFER_COUNTS[call.op]] if len(call.children) > TRANSFER_COUNTS[call.op] else None
+    return count is not None and "".join(strip(count).text.split()) == "".join(bound.text.split())
 
 
 # A call that asks for the error state (`db->error()`, `ferror(f)`, `GetLastError()`), or errno.
