@@ -403,8 +403,8 @@ class Variation:
 
     def _filled(self, key: Key) -> list[tuple[Call, Expr]]:
         """For a buffer the iterations fill (Program.filled_argument: a C library call, FILLS,
-        or a function of the program that hands the buffer it is given to one, at any place in
-        it: isync's `nfsnprintf(buf + bl, n, "%s/%s", dir, entry->base)`), what it is filled
+        or a function of the program that hands the buffer it is given to one: isync's
+        `nfsnprintf(buf + bl, n, "%s/%s", dir, entry->base)`), what it is filled
         from: a path rebuilt from each item's name names another file each time, one rebuilt
         from the same directory the same file."""
         if key[0] != "local":
@@ -412,8 +412,16 @@ class Variation:
         return [(call, arg) for call in self.program.calls_in(key[1], key[2])
                 if call.args and not call.via_field and self._iterates(call)
                 and (index := self.program.filled_argument(call)) is not None
-                and self.program.holder(call.args[index], call.span.path, call.function) == key
+                and self._fills(call, call.args[index], key)
                 for arg in call.args[index + 1:]]
+
+    def _fills(self, call: Call, buffer: Expr, key: Key) -> bool:
+        """Whether a filling call's buffer argument is the variable's buffer: itself for the C
+        library's calls (`memcpy(dst + n, ...)` writes where dst points, not what it holds), at
+        any place in it for a function of the program that formats into it (a path's tail)."""
+        where = (call.span.path, call.function)
+        return self.program.key(buffer, *where) == key if call.callee in FILLS \
+            else self.program.holder(buffer, *where) == key
 
     def _runs(self, a: Assignment) -> bool:
         """Whether an assignment runs in the iterations asked about."""

@@ -23,9 +23,9 @@ A helper that opens the file it is handed, called once per input file, and
 streams kept open past their iteration (one per input of a merge) are not
 reported: opening each file once is the job; a path buffer with a pointer into
 it (`tail = path + n`, `&path[n]`) is a template filled in, not the same file,
-and so is one the loop formats at a place in it from each item, with the C
-library or with a function of the program that hands the buffer it is given to
-`vsnprintf` (`fmt_into(path + dlen, n, "%s", ent->d_name)`).
+and so is one the loop formats at a place in it from each item, with a
+function of the program that hands the buffer it is given to `vsnprintf`
+(`fmt_into(path + dlen, n, "%s", ent->d_name)`).
 Nor is a stream of a file that differs per iteration and is handed one write
 (`fwrite`, `fputs`, `fprintf`, ...) between its open and its `fclose`: one
 output file per item, where the default buffer adds one `fstat` and a malloc
