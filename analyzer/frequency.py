@@ -113,6 +113,10 @@ SLEEPING_POLLS = frozenset({"select", "pselect", "poll", "ppoll"})
 # (a REPL) is paced by the person.  Only with one argument, the prompt, and only the library's
 # (Iteration._waits): a program's own function of the same name is read as its body is.
 PROMPTS = frozenset({"readline", "linenoise", "getpass"})
+# curses' reads of a key or a line typed at the terminal: a loop that makes one (a menu) waits
+# for the person at the keyboard.
+KEY_READS = frozenset({"getch", "wgetch", "mvgetch", "mvwgetch", "getstr", "wgetstr", "getnstr", "wgetnstr",
+                       "mvgetstr", "mvwgetstr"})
 
 
 def waits(call: Call) -> bool:
@@ -126,7 +130,8 @@ def waits(call: Call) -> bool:
     if call.callee in POLLED_WAITS and any(node.kind == IDENTIFIER and node.op == "WNOHANG"
                                            for arg in call.args or () for node in arg.walk()):
         return False        # asks whether a child has ended, and returns at once
-    return call.callee in WAITS or (call.callee in PROMPTS and call.args is not None and len(call.args) == 1) \
+    return call.callee in WAITS or call.callee in KEY_READS \
+        or (call.callee in PROMPTS and call.args is not None and len(call.args) == 1) \
         or (call.callee in TIMED_WAIT_METHODS and call.receiver is not None)
 
 

@@ -1725,7 +1725,8 @@ class Iteration:
         waits only while its queue is empty (`while (q->count == 0)
         pthread_cond_timedwait(...)`) never waits under load."""
         paced = set()
-        for call in itertools.chain(self.calls(*frequency.WAITS, *frequency.SLEEPING_POLLS, *frequency.PROMPTS),
+        for call in itertools.chain(self.calls(*frequency.WAITS, *frequency.SLEEPING_POLLS, *frequency.PROMPTS,
+                                               *frequency.KEY_READS),
                                     self.written_calls(*frequency.TIMED_WAIT_METHODS)):     # `cv.wait_for(...)`
             if not self._waits(call):
                 continue
