@@ -243,8 +243,17 @@ class Program(Iteration):
         `vsnprintf(buf, blen, fmt, va)`)."""
         if call.callee in FILLS:
             return 0
-        found = {self._fills_parameter(path, fn) for path, fn in self.resolve(call)} if call.args else set()
+        if call.callee not in self._filling_names or not call.args:
+            return None
+        found = {self._fills_parameter(path, fn) for path, fn in self.resolve(call)}
         return found.pop() if len(found) == 1 else None
+
+    @cached_property
+    def _filling_names(self) -> frozenset[str]:
+        """The names of the program's functions that hand a parameter to a filling call: only
+        their calls are resolved to ask (most calls fill nothing)."""
+        return frozenset(name for name, defined in self._functions.items()
+                         if any(self._fills_parameter(path, fn) is not None for path, fn in defined))
 
     def _fills_parameter(self, path: str, fn: Function) -> int | None:
         where = (path, fn.qualified)
