@@ -1621,8 +1621,11 @@ class Iteration:
         steps = (*hot.chain, call.operation)
         for caller, step in zip((None, *steps), steps):
             guards = self.guards_over(step)
-            if any(frequency.trace_switch(guard.condition) or self._passes_trace(guard, step, caller)
-                   for guard in guards):
+            # a guard on a parameter may be kept apart (Program: parameter_guards)
+            on_parameters = [g for g in self._parameter_guards.get((step.span.path, step.function), ())
+                             if g.span.contains(step.span)] if caller is not None else []
+            if any(frequency.trace_switch(guard.condition) for guard in guards) or any(
+                    self._passes_trace(guard, step, caller) for guard in (*guards, *on_parameters)):
                 return True
             if any(guard.leaves and guard.span < step.span and not guard.span.contains(step.span)
                    and frequency.trace_off(guard.condition)

@@ -15,7 +15,8 @@ C standard (its writes and its flushes alike), unless the code gives it a buffer
 only when it is a terminal (`if (isatty(fileno(fp))) setvbuf(fp, NULL, _IONBF,
 0);`: a person watches it, and piped or redirected it keeps its buffer); flushes that run only while a
 debug, verbosity or trace setting is on, or a log level lets them through
-(`if (verbose)`, `#ifdef SQLITE_DEBUG`, `if (level <= log_level)`:
+(`if (verbose)`, `#ifdef SQLITE_DEBUG`, `if (level <= log_level)`, a category
+the caller on the way names, `if (flags & cat)` of `trace(DEBUG_SYNC, ...)`:
 diagnostics flushed so they survive a crash); a flush in a function named for
 reporting errors (`errorMessage`, `log_error`, `fatal`, a name ending in one:
 `syserr`; once per error, not per record); a prompt, flushed before the same iteration reads the standard
