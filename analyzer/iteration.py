@@ -968,13 +968,10 @@ class Iteration:
         """The calls whose value is unused that are handed the address of a global, or of a
         place in one: what may fill it (an insert)."""
         found: dict[tuple, list[Call]] = defaultdict(list)
-        for facts in self.files.values():
-            for call in facts.calls:
-                if call.result is None:
-                    for arg in call.args or ():
-                        key = self.holder(address_of(arg), call.span.path, call.function)
-                        if key is not None and key[0] == "global":
-                            found[key].append(call)
+        for call, out in self.address_arguments:
+            if call.result is None and (key := self.holder(out, call.span.path, call.function)) is not None \
+                    and key[0] == "global":
+                found[key].append(call)
         return found
 
     def _ranges_over_table(self, path: str, loop_id: int) -> bool:

@@ -243,31 +243,25 @@ class Program(Iteration):
         `vsnprintf(buf, blen, fmt, va)`)."""
         if call.callee in FILLS:
             return 0
-        if call.callee not in self._filling_names or not call.args:
-            return None
-        found = {self._fills_parameter(path, fn) for path, fn in self.resolve(call)}
+        filling = self._filled_parameters
+        if not call.args or not any((path, fn.qualified) in filling for path, fn in self._functions.get(call.callee, ())):
+            return None         # most calls fill nothing: resolved only when one so named does
+        found = {filling.get((path, fn.qualified)) for path, fn in self.resolve(call)}
         return found.pop() if len(found) == 1 else None
 
     @cached_property
-    def _filling_names(self) -> frozenset[str]:
-        """The names of the program's functions that hand a parameter to a filling call: only
-        their calls are resolved to ask (most calls fill nothing)."""
-        return frozenset(name for name, defined in self._functions.items()
-                         if any(self._fills_parameter(path, fn) is not None for path, fn in defined))
-
-    def _fills_parameter(self, path: str, fn: Function) -> int | None:
-        where = (path, fn.qualified)
-        if where not in self._filling:
-            self._filling[where] = next(
-                (fn.params.index(name) for c in self.calls_in(*where) if c.callee in FILLS
-                 and (buffer := strip(c.arg(0))) is not None and buffer.kind == IDENTIFIER
-                 and (name := buffer.op) in fn.params), None)
-        return self._filling[where]
-
-    @cached_property
-    def _filling(self) -> dict[tuple[str, str], int | None]:
-        """_fills_parameter's answers, per function."""
-        return {}
+    def _filled_parameters(self) -> dict[tuple[str, str], int]:
+        """Per function of the program that hands one of its parameters, as the buffer, to a
+        filling call of the C library, that parameter's index."""
+        found = {}
+        for defined in self._functions.values():
+            for path, fn in defined:
+                index = next((fn.params.index(buffer.op) for c in self.calls_in(path, fn.qualified)
+                              if c.callee in FILLS and (buffer := strip(c.arg(0))) is not None
+                              and buffer.kind == IDENTIFIER and buffer.op in fn.params), None)
+                if index is not None:
+                    found[(path, fn.qualified)] = index
+        return found
 
     def assignments_to(self, key: Key | None) -> list[Assignment]:
         return self._assignments.get(key, []) if key is not None else []
@@ -335,12 +329,16 @@ class Program(Iteration):
     @cached_property
     def _addressed(self) -> dict[str, frozenset[str]]:
         found: dict[str, set[str]] = defaultdict(set)
-        for facts in self.files.values():
-            for call in facts.calls:
-                for arg in call.args or ():
-                    if (out := strip(address_of(arg))) is not None:
-                        found[out.kind].add(out.op)
+        for _, out in self.address_arguments:
+            found[out.kind].add(out.op)
         return {kind: frozenset(names) for kind, names in found.items()}
+
+    @cached_property
+    def address_arguments(self) -> list[tuple[Call, Expr]]:
+        """Each call handed an address (`&x`, `&t->slots`, `&a[i]`), with what it is the address
+        of, one pass over the program's calls for every question about them."""
+        return [(call, out) for facts in self.files.values() for call in facts.calls for arg in call.args or ()
+                if (out := strip(address_of(arg))) is not None]
 
     @cached_property
     def _global_constants(self) -> dict[str, int | None]:

@@ -219,13 +219,17 @@ class Variation:
         passed: dict[str, int] = {}
         for text, count in named.items():
             arguments = self._arguments(("local", path, function, text)) if fn is not None and text in fn.params else []
-            # each argument's terms as written, as the store's instance spells it
-            spelled = {(tuple(found[0].items()), found[1]) for call, arg in arguments
-                       for found in [self._terms([arg], call.span.path, call.function, depth=0)]}
-            if len(spelled) == 1 and (only := spelled.pop())[1] == 0 and len(only[0]) == 1 and only[0][0][1] == 1:
-                text = only[0][0][0]
+            # each argument as written, as the store's instance spells it, when it is one term
+            spelled = {self._one_term(arg, call) for call, arg in arguments}
+            if len(spelled) == 1 and None not in spelled:
+                text = spelled.pop()
             passed[text] = passed.get(text, 0) + count
         return [terms, (passed, constant)] if passed != named else [terms]
+
+    def _one_term(self, arg: Expr, call: Call) -> str | None:
+        """An argument's text as a sum's one term (`(size_t)n`: n), None for a sum of several."""
+        named, constant = self._terms([arg], call.span.path, call.function, depth=0)
+        return next(iter(named)) if constant == 0 and list(named.values()) == [1] else None
 
     def _terms(self, parts: list[Expr], path: str, function: str | None, depth: int = 2) -> tuple[dict[str, int], int]:
         """The terms of a sum of parts, by their text with how often each is added, and its

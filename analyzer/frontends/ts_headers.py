@@ -37,6 +37,7 @@ _CONTAINERS = _GROUPS | {"namespace_definition", "declaration_list", "linkage_sp
 # headers), read again when the header is written (the facts cache tells a change by content:
 # facts_cache.Dependency).
 _read: dict[tuple[str, str], tuple[tuple[int, int, int], Macros, tuple[str, ...], dict[str, frozenset[str]]]] = {}
+_MACROS, _CLASSES = 1, 3        # the parts of a header's entry that lookups read
 
 
 class Headers:
@@ -56,25 +57,23 @@ class Headers:
         return tuple(self._order or ())
 
     def value_macro(self, name: str) -> Macro | None:
-        """The first definition of `name` in the headers, in the order the preprocessor reads
-        them, if it is a function-like macro whose body is one expression."""
-        for header in self._headers():
-            macros = _read[(self._grammar.language, header)][1]
-            if name in macros:
-                macro = macros[name]
-                return macro if macro.value is not None else None
-        return None
+        """The first definition of `name` in the headers, if it is a function-like macro whose
+        body is one expression."""
+        macro = self._first(_MACROS, name)
+        return macro if macro is not None and macro.value is not None else None
 
     def data_members(self, name: str) -> frozenset[str] | None:
-        """The data members of the first class or struct so named in the headers, in the order
-        the preprocessor reads them: a method defined in the file, of a class its header
-        declares, calls a member callable on the implicit this (`on_record(r)` of a
-        std::function member), as a class the file declares does."""
-        for header in self._headers():
-            found = _read[(self._grammar.language, header)][3].get(name)
-            if found is not None:
-                return found
-        return None
+        """The data members of the first class or struct so named in the headers: a method
+        defined in the file, of a class its header declares, calls a member callable on the
+        implicit this (`on_record(r)` of a std::function member), as a class the file
+        declares does."""
+        return self._first(_CLASSES, name)
+
+    def _first(self, part: int, name: str):
+        """What the first header holding `name` in that part of what it holds (_read) has for
+        it, in the order the preprocessor reads the headers."""
+        return next((held[name] for header in self._headers()
+                     if name in (held := _read[(self._grammar.language, header)][part])), None)
 
     def _headers(self) -> list[str]:
         """Every header reached from the file, depth first, each once."""
