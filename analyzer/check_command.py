@@ -19,7 +19,7 @@ from .config import FRONTENDS, find_config
 from .confirm_options import add_confirm_options, confirm_settings
 from .discovery import DEFAULT_EXCLUDE, Excludes, discover
 from .engine import (DEFAULT_PARSE_MEMORY, DEFAULT_PARSE_TIMEOUT, Settings, analyze_facts, analyze_files,
-                     read_facts, rules_matching, select_rules)
+                     read_facts, rules_matching, select_rules, uncollected)
 from .errors import UsageError
 from .exit_status import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from .facts_cache import DIRECTORY as CACHE_DIRECTORY, FactsCache, build_id
@@ -257,7 +257,8 @@ def run_check(argv: list[str], merging: bool = False) -> int:
     recorded = baseline.read(args.baseline) if args.baseline and not args.write_baseline else None
     sharding = not merging and args.shard
     progress = Progress(wanted(args.progress) and not args.quiet)
-    with progress:
+    # the facts merged or read, the program and its analyses live to the end of the run
+    with progress, uncollected():
         if merging:
             files, results, errors = merge.load(args.paths, build_id())
             _check_outputs(args, extra_reports, [*args.paths, *files])

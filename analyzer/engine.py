@@ -5,10 +5,12 @@ from __future__ import annotations
 import gc
 import inspect
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from itertools import chain
 from pathlib import Path
+from typing import Iterator
 
 from . import models, sources, suppressions, workers
 from . import progress as progress_bars
@@ -280,14 +282,12 @@ def read_facts(files: list[str], settings: Settings, errors: list[FileError],
 def analyze_facts(read, rules: list[Rule], settings: Settings, errors: list[FileError],
                   progress: Progress = progress_bars.NONE) -> Report:
     """The findings of the rules on the facts read() returns (a file's error in place of its
-    facts is reported), read with cyclic garbage collection held off (see _uncollected)."""
-    results, frozen = _uncollected(read)
-    try:
+    facts is reported), read and checked with cyclic garbage collection held off (see
+    uncollected)."""
+    with uncollected():
+        results = read()
         with progress.step("checking the whole program", len(rules)) as step:
             return _check(results, rules, settings, Report(errors=errors), _callees(rules), step.advance)
-    finally:
-        if frozen:
-            gc.unfreeze()
 
 
 def _facts(files: list[str], settings: Settings, callees: frozenset[str], args: list,
@@ -314,27 +314,25 @@ def _facts(files: list[str], settings: Settings, callees: frozenset[str], args: 
                            keep=lambda i, facts: facts.frontend == "clang" or not wants_clang[i])
 
 
-def _uncollected(read, *args) -> tuple[list, bool]:
-    """read(*args), with cyclic garbage collection off while it runs, and what it leaves
-    alive then moved out of the collector's reach (gc.freeze; True when done, unless the
-    caller had frozen objects itself, which must not be thawed).  The facts of a large
-    program are about a million small objects (every call's arguments are expression
-    trees) that all live to the end of the run and hold no reference cycles: each full
-    collection would walk every one again, a third of a tree-sitter run.  Reading makes no
-    cyclic garbage; the caller thaws the objects when the run ends, so that a process
-    running many analyses (the tests, an editor) still collects whatever it leaves.  Worker
-    processes, forked while collection is off, turn it back on (the pools' initializer):
-    libclang's bindings do leave cycles."""
-    collecting, freezing = gc.isenabled(), gc.get_freeze_count() == 0
+@contextmanager
+def uncollected() -> Iterator[None]:
+    """Cyclic garbage collection off while the body runs, back on after it if it was on
+    before (so that nesting is free, and a process running many analyses, the tests or an
+    editor, still collects whatever each leaves).  A run's facts are about a million small
+    objects (every call's arguments are expression trees), and the whole-program phase's
+    indexes and summaries as many again, all living to the end of the run: each full
+    collection would walk every one again, and there are more of them the larger the program.
+    They hold no reference cycles; a whole run over git leaves about 5,000 objects for the
+    collector, which took 21 % of its whole-program phase (kyotocabinet: 11 %; fio copied four
+    times: 22 %, against 12 % for one copy).  Worker processes forked for parsing turn
+    collection back on (the pools' initializer): libclang's bindings do leave cycles."""
+    collecting = gc.isenabled()
     gc.disable()
     try:
-        results = read(*args)
-        if freezing:
-            gc.freeze()
+        yield
     finally:
         if collecting:
             gc.enable()
-    return results, freezing
 
 
 def _check(results: list, rules: list[Rule], settings: Settings, report: Report,

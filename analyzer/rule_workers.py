@@ -38,9 +38,10 @@ def rule_results(program: Program, rules: list[Rule], jobs: int,
     program.prepare()
 
     def run(index: int) -> list[Hit] | str:
-        # What the worker holds when a rule starts lives to its end: out of the collector's
-        # reach, no collection walks it (writing to each object, which copies its page).
-        gc.freeze()
+        # Collection stays off, as in the parent (engine.uncollected): what the worker holds
+        # lives to its end, and a collection would walk it, writing to every object and so
+        # copying every page of the program the fork shares.
+        gc.disable()
         return rule_hits(rules[index], program)
     results: dict[int, list[Hit] | str] = {}
     with workers.Pool(run, min(jobs, len(rules)), _UNBOUNDED) as pool:
