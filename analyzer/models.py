@@ -34,6 +34,7 @@ BUILTIN = {
     "ftruncate64": "ftruncate", "lseek64": "lseek", "fallocate64": "fallocate",
     "posix_fallocate64": "posix_fallocate", "fflush_unlocked": "fflush", "fputs_unlocked": "fputs",
     "fputc_unlocked": "fputc", "putc_unlocked": "putc", "fwrite_unlocked": "fwrite",
+    "fgets_unlocked": "fgets", "fgetc_unlocked": "fgetc", "getc_unlocked": "getc", "fread_unlocked": "fread",
 }
 
 
