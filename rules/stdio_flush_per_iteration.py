@@ -20,7 +20,8 @@ the caller on the way names, `if (flags & cat)` of `trace(DEBUG_SYNC, ...)`:
 diagnostics flushed so they survive a crash); a flush in a function named for
 reporting errors (`errorMessage`, `log_error`, `fatal`, a name ending in one:
 `syserr`; once per error, not per record); a prompt, flushed before the same iteration reads the standard
-input; a flush followed in the same iteration of its function by a call that
+input or the terminal (a stream or descriptor opened on `/dev/tty`, held by a variable or handed
+back by a function of the program that opens it: `fgets(ans, n, opentty())`); a flush followed in the same iteration of its function by a call that
 starts a process (`fork`, `vfork`, `posix_spawn`, `system`, `popen`, an `exec`
 function): flushed first, the child does not write the parent's buffered output
 a second time, nor exec drop it, and the new process costs far more than the
@@ -85,7 +86,7 @@ reader must see progress. If each record must reach stable storage, buffer a
 batch and `fflush()` + `fdatasync(fileno(f))` per batch.
 """
 from mmaplint.analyzer.constants import STDIO_MODES
-from mmaplint.analyzer.facts import EVERY_CALL, INT, IDENTIFIER, Expr, strip
+from mmaplint.analyzer.facts import CALL, EVERY_CALL, INT, IDENTIFIER, STRING, Expr, strip
 from mmaplint.analyzer.frequency import STREAM_CLASSES, name_words, terminal_only
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.program import SYNC_CALLS, Program
@@ -113,6 +114,9 @@ CALLEES = {"fflush", "fclose", "setvbuf", "setbuf", EVERY_CALL} | set(WRITES) | 
 # Calls that start a process: a fork duplicates the stdio buffers, an exec discards them.
 PROCESS_STARTS = ("fork", "vfork", "posix_spawn", "posix_spawnp", "system", "popen",
                   "execl", "execlp", "execle", "execv", "execvp", "execvpe", "execve", "fexecve")
+# Opens of a stream or descriptor, and the terminal's path: what is opened there a person types.
+OPENS = frozenset({"open", "open64", "fopen", "fopen64", "freopen", "fdopen", "fdopen64"})
+TERMINAL = "/dev/tty"
 RAW_MODE = ("tcsetattr", "cfmakeraw")     # a terminal's mode set: the program reads a terminal
 ERROR_WORDS = {"error", "err", "fatal", "warn", "warning"}
 STANDARD_STREAMS = {"stdout", "stderr", "stdin"}
@@ -202,10 +206,12 @@ def _flushed(call) -> str:
 
 
 def _prompts(program: Program, flush) -> bool:
-    """Whether the standard input is read after the flush in the same iteration (a prompt,
-    then the wait for an answer; a do-while's condition comes after its body).  A filter
-    reading stdin in a while loop's condition reads before its flush, and stays reported."""
-    return any(_reads_stdin(program, read) for read in _later_in_iteration(program, flush, *READS, *CIN_READS))
+    """Whether the standard input, or the terminal, is read after the flush in the same
+    iteration (a prompt, then the wait for an answer; a do-while's condition comes after its
+    body).  A filter reading stdin in a while loop's condition reads before its flush, and
+    stays reported."""
+    return any(_reads_stdin(program, read) or _reads_terminal(program, read)
+               for read in _later_in_iteration(program, flush, *READS, *CIN_READS))
 
 
 def _before_new_process(program: Program, flush) -> bool:
@@ -237,6 +243,37 @@ def _reads_stdin(program: Program, read) -> bool:
     source = read.arg(where) if where is not None else None
     return where is None or (source is not None and (source.text in ("stdin", "STDIN_FILENO")
                                                      or program.constant(source) == 0))
+
+
+def _reads_terminal(program: Program, read) -> bool:
+    """Whether a read call reads the terminal: its stream or descriptor is opened on
+    /dev/tty, or held by a variable given such a one, or returned by a function of the
+    program that opens it (mtools' `fgets(ans, 9, opentty(0))`).  Whoever runs the program,
+    what it reads there a person types."""
+    where = READS.get(read.callee)
+    source = read.arg(where) if where is not None and not read.via_field else None
+    return source is not None and _terminal(program, source, read.span.path, read.function, 4)
+
+
+def _terminal(program: Program, source: Expr, path: str, function: str | None, depth: int) -> bool:
+    """Whether a stream or descriptor expression is the terminal (see _reads_terminal),
+    following `depth` variables or functions back."""
+    source = strip(source)
+    if source is None:
+        return False
+    if source.kind == CALL and source.op in OPENS:
+        if any(a.kind == STRING and a.text.strip('"') == TERMINAL for a in source.children):
+            return True
+        return source.op in ("fdopen", "fdopen64") and bool(source.children) and depth > 0 \
+            and _terminal(program, source.children[0], path, function, depth - 1)
+    if depth == 0:
+        return False
+    if source.kind == CALL:
+        return any(_terminal(program, r.value, where, fn.qualified, depth - 1)
+                   for where, fn in program.defined_names.get(source.op, ())
+                   for r in program.summaries.returns_in(where, fn.qualified))
+    return any(_terminal(program, a.value, a.span.path, a.function, depth - 1)
+               for a in program.assignments_to(program.key(source, path, function)) if a.op == "=")
 
 
 def _reads_raw_terminal(program: Program, loop) -> bool:
