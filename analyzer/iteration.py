@@ -1492,21 +1492,24 @@ class Iteration:
         return bool(changes) and all(_decrements(a.op, a.value) for a in changes)
 
     def after_own_loop(self, call: Call, subject: Expr | None = None, writes: frozenset[str] = frozenset(),
-                       rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False) -> bool:
+                       rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False,
+                       handed: bool = False) -> bool:
         """Whether the call's function works through a batch in a loop (not around the call)
         before reaching it: a helper that writes its batch, then syncs or flushes it once.
         Given the descriptor, stream or mapping the call syncs, the loop must hand it to one of the
         `writes` (and not only to ones that write the rest of one buffer: rest_of_one) or call
         a function of the program, which may write it: bonnie++'s create_a_file writes the
-        new file in chunks, then syncs the directory once per file."""
+        new file in chunks, then syncs the directory once per file.  With `handed`, only a
+        function of the program handed it counts, and a subject that names no variable here
+        finds no batch."""
         path, function = call.span.path, call.function
 
         def array(expr: Expr | None) -> tuple | None:
             """handles[i], &handles[i]: the table; map + off, a page-aligned `(uintptr_t)p &
             ~(page - 1)`: the map; a local or a field given one value (`first = map + y * w`,
             a constructor's `ring_ = base_ + sizeof(Header)`): what that value is made of, in
-            the function that gives it."""
-            seen, where = set(), function
+            the function that gives it; one given what a call returns (`fd = open(...)`): itself."""
+            seen, where, last = set(), function, None
             while (base := strip(expr)) is not None:
                 if base.kind == SUBSCRIPT or base.kind == BINARY and base.op in ("+", "-", "&") and base.children \
                         or base.kind == UNARY and base.op == "&" and base.children and base.children[0].kind == SUBSCRIPT:
@@ -1514,12 +1517,16 @@ class Iteration:
                     continue
                 variable = self.key(base, path, where) if base.kind in (IDENTIFIER, MEMBER) else None
                 given = [a for a in self.assignments_to(variable) if a.op == "=" and strip(a.value) is not None]
-                if variable is None or variable[0] == "global" or len(given) != 1 or variable in seen:
+                if variable is None:
+                    return last     # `fd = open(...)`: the variable given what a call made
+                if variable[0] == "global" or len(given) != 1 or variable in seen:
                     return variable
                 seen.add(variable)
-                expr, where = given[0].value, given[0].function
-            return None
+                last, (expr, where) = variable, (given[0].value, given[0].function)
+            return last
         key = array(subject) if subject is not None else None
+        if handed and key is None:
+            return False
         for loop, calls in self._loops_before(call):
             if not self.repeats_work(loop.span.path, loop.id):
                 continue    # a handful of passes is no batch
@@ -1527,11 +1534,24 @@ class Iteration:
                 return True
             # only the rule's own writes: other library calls' arguments are recorded only
             # when some selected rule reads them, and the answer must not depend on --select
-            uses = [c for c in calls if c.callee in self._functions
-                    or c.callee in writes and any(array(a) == key for a in c.args or ())]
+            uses = [c for c in calls if (c.callee in writes or c.callee in self._functions and handed)
+                    and any(array(a) == key for a in c.args or ()) or c.callee in self._functions and not handed]
             if uses and not all(c.callee in writes and rest_of_one(c, loop.id) for c in uses):
                 return True
         return False
+
+    def batch_on_the_way(self, call: Call, subject: Expr | None, writes: frozenset[str] = frozenset(),
+                         rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False) -> bool:
+        """Whether a function on the way to an instance's operation, or the one making it,
+        works through a batch in a loop of its own before its step (after_own_loop): `commit(log,
+        recs, n)` copying each record, then syncing through a helper of its own.  The subject
+        (in the terms of the operation's function) is lifted into each function's terms, where
+        the loop must hand it on (a loop writing another file first seals nothing of this one)."""
+        via = call.via
+        last = len(via) - 1
+        return any(self.after_own_loop(step, self.summaries.lift(subject, via[level:], last - level),
+                                       writes, rest_of_one, handed=level < last)
+                   for level, step in enumerate(via) if level)
 
     def after_batch_on_object(self, hot: "HotPath") -> bool:
         """Whether a function the loop calls works through a batch on an object, calling the
@@ -2097,10 +2117,12 @@ class Iteration:
         """Whether the call is guarded by a flag that stops it after one run: the guarded code
         flips the flag whenever it runs (`if (!seeded) { ...; seeded = 1; }`, `if (first) { ...;
         first = 0; }`; not `if (dir_sync) { if (fsync(d)) dir_sync = 0; }`, once per failure)
-        or initialises what it tests (`if (!screen) screen = initscr();`), or `loop` sets it on
-        every iteration and nothing clears it (a latch: `if (!polled) reopen();` while each
-        iteration's poll sets `polled = true`).  In a loop, the guard must be inside the loop
-        (a guard around the loop says nothing of its iterations)."""
+        or initialises what it tests (`if (!screen) screen = initscr();`), itself or in a
+        function of the program it calls that always does (`if (dump_state) output_state();`,
+        which sets `dump_state = 0` first: once per request a signal handler makes), or `loop`
+        sets it on every iteration and nothing clears it (a latch: `if (!polled) reopen();`
+        while each iteration's poll sets `polled = true`).  In a loop, the guard must be inside
+        the loop (a guard around the loop says nothing of its iterations)."""
         inner = self._innermost(call)
         for guard in self.guards_over(call):
             flag = frequency.once_flag(guard.condition) if not guard.preprocessor else None
@@ -2108,13 +2130,27 @@ class Iteration:
                 continue
             target, runs_while_set = flag
             assignments = self.assignments_to(self.key(target, call.span.path, call.function))
-            if any(guard.span.contains(a.span) and self._turns_off(a, runs_while_set) and self._on_success(guard, a)
+            if any(self._turns_off(a, runs_while_set) and (
+                    guard.span.contains(a.span) and self._on_success(guard, a) or self._made_by_callee(guard, a))
                    for a in assignments) \
                     and not (inner is not None and self._cleared_in(assignments, guard, inner, runs_while_set)):
                 return True
             if loop is not None and not runs_while_set and self._latched(assignments, loop):
                 return True
         return False
+
+    def _made_by_callee(self, guard: Guard, assignment: Assignment) -> bool:
+        """Whether an assignment of a constant (a flag cleared, not an object made, which code
+        elsewhere may drop again) is made, in no loop and under no condition, by a function of
+        the program that a call under the guard runs (written there outside any nested branch)."""
+        if assignment.loops or self.constant(assignment.value) is None \
+                or self.guards_of(assignment.span, assignment.function):
+            return False
+        home = (assignment.span.path, assignment.function)
+        return any(guard.span.contains(c.span) and not any(
+                       g is not guard and guard.span.contains(g.span) for g in self.guards_of(c.span, c.function))
+                   and any((where, fn.qualified) == home for where, fn in self.resolve(c))
+                   for c in self._calls_in.get((guard.span.path, guard.function), ()))
 
     def _turns_off(self, assignment: Assignment, runs_while_set: bool) -> bool:
         """Whether an assignment leaves a flag so that the code it guards stops running: a

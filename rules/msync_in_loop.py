@@ -134,10 +134,7 @@ def _helper_commits_batch(program: Program, call) -> bool:
     before the call that leads to the msync (or makes it): `commit(log, recs, n)` copying each
     record, then syncing the range through a helper of its own.  The synced range, in that
     function's terms, is what the loop must copy into."""
-    via = call.via
-    return any(program.after_own_loop(step, program.summaries.lift(call.operation.arg(0), via[level:],
-                                                                   len(via) - 1 - level), COPIES)
-               for level, step in enumerate(via) if level)
+    return program.batch_on_the_way(call, call.operation.arg(0), COPIES)
 
 
 def _maps_another_file(program: Program, call, mapping: Mapping | None, hot: HotPath) -> bool:

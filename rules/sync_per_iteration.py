@@ -29,7 +29,8 @@ size the write is given only shrinks), `sync_file_range()` that only
 starts writeback (`SYNC_FILE_RANGE_WRITE`), writes to a second descriptor
 of the same file opened without the flag, a sync in a helper the loop
 calls when that helper first works through a loop of its own and then syncs
-once (it syncs a batch: the shape this rule recommends), likewise a function the
+once, itself or through a function it calls after the loop (a retry wrapper):
+it syncs a batch, the shape this rule recommends, likewise a function the
 loop calls that first calls the program's methods on an object in a loop of its
 own, then the method on that same object that syncs (`for (...) file.put(r);
 file.close();`: a phase's records, then one sync), and the other batch
@@ -126,10 +127,10 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     hot = program.call_per_iteration(call, skip=lambda c, loop_id: _only_completes(program, call, c, loop_id))
     if hot is None or not _revisits(program, call, hot.loop):
         return None
-    if hot.chain and (program.after_own_loop(
-            op, _descriptor(op), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id))
+    if hot.chain and (program.batch_on_the_way(
+            call, _descriptor(op), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id))
             or program.after_batch_on_object(hot)):
-        return None     # the helper works through a batch, then syncs it once: the recommended shape
+        return None     # a helper works through a batch, then syncs it once: the recommended shape
     return hot
 
 
