@@ -351,6 +351,9 @@ class _FileReader:
         self.seq = count()
         self.loop_records: list[_LoopRecord] = []
         self.pending_calls: list[tuple] = []
+        # the calls written in the global scope (`::write(fd, p, n)`): the free function of
+        # that name (its Call.target, as clang gives it), never a method of a class
+        self.global_calls: set[tuple] = set()
         self.pending_assignments: list[tuple] = []
         self.macro_guards: list[Guard] = []
         self.macro_branches: list[Span] = []    # FileFacts.branches of _macro_functions
@@ -491,6 +494,8 @@ class _FileReader:
                 self.pending_calls.append((key, "std::flush", span, function, loops, (frame.conv.expr(receiver),),
                                            None, frame.macro, False, None, None))
                 continue
+            if fn.type == "qualified_identifier" and fn.child_by_field_name("scope") is None:
+                self.global_calls.add(key)
             self.pending_calls.append((key, callee, span, function, loops, args, result,
                                        frame.macro, via_field,
                                        frame.conv.expr(receiver) if receiver is not None else None, field_of))
@@ -1135,8 +1140,8 @@ class _FileReader:
             return found
 
         calls = [Call(callee, span, function, loop_ids(loops), args, result, macro, via_field, receiver=receiver,
-                      field_of=field_of)
-                 for _, callee, span, function, loops, args, result, macro, via_field, receiver, field_of
+                      field_of=field_of, target=callee if key in self.global_calls else None)
+                 for key, callee, span, function, loops, args, result, macro, via_field, receiver, field_of
                  in self.pending_calls]
         assignments = [Assignment(target, op, value, span, function, loop_ids(loops))
                        for _, target, op, value, span, function, loops in self.pending_assignments]
