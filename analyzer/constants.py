@@ -56,6 +56,9 @@ def decode(value: int, family: dict[str, int]) -> set[str]:
         names.add("O_RDONLY")
     return names
 
+# stdio's reads -> the index of the stream they read
+STREAM_READS = {"fread": 3, "fgets": 2, "fgetc": 0, "getc": 0, "getline": 2, "getdelim": 3, "fscanf": 0}
+
 # C library functions a program may define for platforms that lack them (a compat directory's
 # vsnprintf, fio's fdatasync for Windows): on Linux the library's own run, not the program's.
 LIBC_FUNCTIONS = frozenset({

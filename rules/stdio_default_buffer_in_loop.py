@@ -72,6 +72,7 @@ files differ, give each stream a reused buffer with `setvbuf(f, buf, _IOFBF,
 sizeof buf)` right after the open, or use `open()`/`pread()` directly for small
 fixed-size reads.
 """
+from mmaplint.analyzer.constants import STREAM_READS
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import FILLS, INVARIANT
 from mmaplint.analyzer.program import STREAM_OPENS, Program
@@ -87,9 +88,7 @@ BUFFERING = {"setvbuf", "setbuf", "setbuffer", "setlinebuf"}
 STDIO = {"fread", "fwrite", "fgets", "fgetc", "getc", "getline", "getdelim", "fscanf",
          "fprintf", "vfprintf", "fputs", "fputc", "putc", "fseek", "fseeko", "ftell", "rewind",
          "fflush", "fclose", "fileno", "feof", "ferror", "ungetc", "fread_unlocked"}
-READS = {"fread", "fgets", "fgetc", "getc", "getline", "getdelim", "fscanf", "fread_unlocked"}
-# reads -> index of their stream argument
-STREAM_OF = {"fread": 3, "fgets": 2, "fgetc": 0, "getc": 0, "getline": 2, "getdelim": 3, "fscanf": 0}
+READS = {*STREAM_READS, "fread_unlocked"}
 WRITES = {"fwrite", "fputs", "fprintf", "vfprintf", "fputc", "putc"}
 # every call's arguments: a helper may fill its path buffer through a function of the program
 CALLEES = set(STREAM_OPENS) | BUFFERING | STDIO | FILLS | {EVERY_CALL}
@@ -178,8 +177,8 @@ def _reads_below(program: Program, call, stream) -> bool:
     theirs, however deep, handed it or not: ausearch's `process_file(name)` opens the global
     `log_fd`, and the loop of `process_log_fd()` reads it an event at a time."""
     return any(read.via and read.via[0].span == call.span and any(step.loops for step in read.via[1:])
-               and program.key(read.arg(STREAM_OF[read.callee]), read.span.path, read.function) == stream
-               for read in program.calls(*STREAM_OF, deep=True))
+               and program.key(read.arg(STREAM_READS[read.callee]), read.span.path, read.function) == stream
+               for read in program.calls(*STREAM_READS, deep=True))
 
 
 def _reads_in_a_loop(program: Program, call, stream) -> bool:

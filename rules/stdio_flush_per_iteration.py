@@ -85,7 +85,7 @@ and flush once after the loop, or once per batch or per time interval when a
 reader must see progress. If each record must reach stable storage, buffer a
 batch and `fflush()` + `fdatasync(fileno(f))` per batch.
 """
-from mmaplint.analyzer.constants import STDIO_MODES
+from mmaplint.analyzer.constants import STDIO_MODES, STREAM_READS
 from mmaplint.analyzer.facts import CALL, EVERY_CALL, INT, IDENTIFIER, STRING, Expr, strip
 from mmaplint.analyzer.frequency import STREAM_CLASSES, name_words, terminal_only
 from mmaplint.analyzer.findings import Related
@@ -104,8 +104,7 @@ WRITES = {"fprintf": 0, "vfprintf": 0, "fwprintf": 0, "fputs": 1, "fputc": 1, "p
 STDOUT_WRITES = {"printf", "vprintf", "puts", "putchar", "putchar_unlocked"}
 STDOUT = Expr(IDENTIFIER, "stdout", "stdout")
 # reads -> index of their stream or descriptor argument (None: they read stdin)
-READS = {"fgets": 2, "getline": 2, "getdelim": 3, "fgetc": 0, "getc": 0, "fscanf": 0, "fread": 3,
-         "read": 0, "getchar": None, "scanf": None, "gets": None}
+READS = {**STREAM_READS, "read": 0, "getchar": None, "scanf": None, "gets": None}
 CIN = {"std::cin", "cin"}     # C++'s standard input: std::getline(std::cin, s), std::cin.get(...)
 CIN_READS = {"get", "getline", "read", "ignore"}    # its methods that read
 # every call's arguments: a function of the program handed the stream between the flush and
