@@ -1508,8 +1508,8 @@ class Iteration:
             """handles[i], &handles[i]: the table; map + off, a page-aligned `(uintptr_t)p &
             ~(page - 1)`: the map; a local or a field given one value (`first = map + y * w`,
             a constructor's `ring_ = base_ + sizeof(Header)`): what that value is made of, in
-            the function that gives it; one given what a call returns (`fd = open(...)`): itself."""
-            seen, where, last = set(), function, None
+            the function that gives it."""
+            seen, where = set(), function
             while (base := strip(expr)) is not None:
                 if base.kind == SUBSCRIPT or base.kind == BINARY and base.op in ("+", "-", "&") and base.children \
                         or base.kind == UNARY and base.op == "&" and base.children and base.children[0].kind == SUBSCRIPT:
@@ -1517,14 +1517,17 @@ class Iteration:
                     continue
                 variable = self.key(base, path, where) if base.kind in (IDENTIFIER, MEMBER) else None
                 given = [a for a in self.assignments_to(variable) if a.op == "=" and strip(a.value) is not None]
-                if variable is None:
-                    return last     # `fd = open(...)`: the variable given what a call made
-                if variable[0] == "global" or len(given) != 1 or variable in seen:
+                if variable is None or variable[0] == "global" or len(given) != 1 or variable in seen:
                     return variable
                 seen.add(variable)
-                last, (expr, where) = variable, (given[0].value, given[0].function)
-            return last
-        key = array(subject) if subject is not None else None
+                expr, where = given[0].value, given[0].function
+            return None
+
+        def handed_on(expr: Expr | None) -> tuple | None:
+            """What array() finds, else the variable itself (`fd = open(...)`: no array)."""
+            return array(expr) or self.key(expr, path, function)
+        same = handed_on if handed else array
+        key = same(subject) if subject is not None else None
         if handed and key is None:
             return False
         for loop, calls in self._loops_before(call):
@@ -1535,7 +1538,7 @@ class Iteration:
             # only the rule's own writes: other library calls' arguments are recorded only
             # when some selected rule reads them, and the answer must not depend on --select
             uses = [c for c in calls if (c.callee in writes or c.callee in self._functions and handed)
-                    and any(array(a) == key for a in c.args or ()) or c.callee in self._functions and not handed]
+                    and any(same(a) == key for a in c.args or ()) or c.callee in self._functions and not handed]
             if uses and not all(c.callee in writes and rest_of_one(c, loop.id) for c in uses):
                 return True
         return False
