@@ -1499,7 +1499,9 @@ class Iteration:
         Given the descriptor, stream or mapping the call syncs, the loop must hand it to one of the
         `writes` (and not only to ones that write the rest of one buffer: rest_of_one) or call
         a function of the program, which may write it: bonnie++'s create_a_file writes the
-        new file in chunks, then syncs the directory once per file.  With `handed`, only a
+        new file in chunks, then syncs the directory once per file.  A loop in a branch the
+        call is not under runs only sometimes and is no such batch (the banner a log writer
+        draws every N lines before the line it flushes).  With `handed`, only a
         function of the program handed it counts, and a subject that names no variable here
         finds no batch."""
         path, function = call.span.path, call.function
@@ -1530,9 +1532,12 @@ class Iteration:
         key = same(subject) if subject is not None else None
         if handed and key is None:
             return False
+        over = self.guards_over(call)
         for loop, calls in self._loops_before(call):
             if not self.repeats_work(loop.span.path, loop.id):
                 continue    # a handful of passes is no batch
+            if not all(guard in over for guard in self.guards_of(loop.span, function)):
+                continue    # in a branch the call does not need: not run whenever it is
             if key is None:
                 return True
             # only the rule's own writes: other library calls' arguments are recorded only
