@@ -1499,9 +1499,10 @@ class Iteration:
         Given the descriptor, stream or mapping the call syncs, the loop must hand it to one of the
         `writes` (and not only to ones that write the rest of one buffer: rest_of_one) or call
         a function of the program, which may write it: bonnie++'s create_a_file writes the
-        new file in chunks, then syncs the directory once per file.  A loop in a branch the
-        call is not under runs only sometimes and is no such batch (the banner a log writer
-        draws every N lines before the line it flushes).  With `handed`, only a
+        new file in chunks, then syncs the directory once per file.  A loop in a branch taken
+        every N calls (`if (writes++ % banner == 0)`), which the call is not under, is no such
+        batch: the banner a log writer draws every N lines before the line it flushes.  With
+        `handed`, only a
         function of the program handed it counts, and a subject that names no variable here
         finds no batch."""
         path, function = call.span.path, call.function
@@ -1536,8 +1537,9 @@ class Iteration:
         for loop, calls in self._loops_before(call):
             if not self.repeats_work(loop.span.path, loop.id):
                 continue    # a handful of passes is no batch
-            if not all(guard in over for guard in self.guards_of(loop.span, function)):
-                continue    # in a branch the call does not need: not run whenever it is
+            if any(guard not in over and not guard.preprocessor and frequency.periods(guard.condition)
+                   for guard in self.guards_of(loop.span, function)):
+                continue    # run every N calls, not before each one
             if key is None:
                 return True
             # only the rule's own writes: other library calls' arguments are recorded only
@@ -1549,16 +1551,18 @@ class Iteration:
         return False
 
     def batch_on_the_way(self, call: Call, subject: Expr | None, writes: frozenset[str] = frozenset(),
-                         rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False) -> bool:
+                         rest_of_one: Callable[[Call, int], bool] = lambda call, loop_id: False,
+                         handed: bool = False) -> bool:
         """Whether a function on the way to an instance's operation, or the one making it,
         works through a batch in a loop of its own before its step (after_own_loop): `commit(log,
         recs, n)` copying each record, then syncing through a helper of its own.  The subject
-        (in the terms of the operation's function) is lifted into each function's terms, where
-        the loop must hand it on (a loop writing another file first seals nothing of this one)."""
+        (in the terms of the operation's function) is lifted into each function's terms; with
+        `handed`, a function on the way must hand it on in that loop (a loop writing another
+        file first seals nothing of this one)."""
         via = call.via
         last = len(via) - 1
         return any(self.after_own_loop(step, self.summaries.lift(subject, via[level:], last - level),
-                                       writes, rest_of_one, handed=level < last)
+                                       writes, rest_of_one, handed=handed and level < last)
                    for level, step in enumerate(via) if level)
 
     def after_batch_on_object(self, hot: "HotPath") -> bool:
@@ -2137,9 +2141,13 @@ class Iteration:
             if flag is None or (inner is not None and not inner.span.contains(guard.span)):
                 continue
             target, runs_while_set = flag
-            assignments = self.assignments_to(self.key(target, call.span.path, call.function))
+            key = self.key(target, call.span.path, call.function)
+            assignments = self.assignments_to(key)
+            # a callee clears a program-wide flag only: a field (`if (leaf->dirty) save(leaf);`)
+            # may be another object's on every iteration
             if any(self._turns_off(a, runs_while_set) and (
-                    guard.span.contains(a.span) and self._on_success(guard, a) or self._made_by_callee(guard, a))
+                    guard.span.contains(a.span) and self._on_success(guard, a)
+                    or key is not None and key[0] == "global" and self._made_by_callee(guard, a))
                    for a in assignments) \
                     and not (inner is not None and self._cleared_in(assignments, guard, inner, runs_while_set)):
                 return True

@@ -30,7 +30,7 @@ test); a loop that reads the standard input after its function switched the
 terminal to raw mode (`tcsetattr`, `cfmakeraw`, before the loop or in a
 function it calls there): each iteration waits for a key a person types; a
 helper that writes its batch in a loop, then flushes once (not a loop the helper
-runs only in a branch, a banner it draws every N lines), and likewise an
+runs only every N calls, a banner it draws every N lines), and likewise an
 iteration that works through a batch in an inner loop of its own, before or
 after the flush, calling the program's functions (a progress line per file
 whose records an inner loop then loads; an inner loop of a handful of passes

@@ -128,7 +128,7 @@ def _per_record(program: Program, call: Call) -> HotPath | None:
     if hot is None or not _revisits(program, call, hot.loop):
         return None
     if hot.chain and (program.batch_on_the_way(
-            call, _descriptor(op), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id))
+            call, _descriptor(op), frozenset(WRITES), lambda c, loop_id: _retries(program, c, loop_id), handed=True)
             or program.after_batch_on_object(hot)):
         return None     # a helper works through a batch, then syncs it once: the recommended shape
     return hot
