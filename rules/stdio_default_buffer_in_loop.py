@@ -15,7 +15,8 @@ repeated cost rather than the work itself:
   iteration;
 - or, in a function the loop calls, a stream of a file whose name the function
   builds itself from a key it is handed (`snprintf(path, n, "kv-%s", key)`, or
-  a function of the program handed the key and the buffer), read once and
+  a function of the program handed the key and the buffer; in a buffer of its
+  own or one the program shares, not one it is handed), read once and
   closed there: one small file per item, as a path built in the loop is. A
   name made from what the function learns of a file it is handed (the sysfs
   attribute of a device it `stat`s) is one open per input file.
@@ -73,6 +74,7 @@ sizeof buf)` right after the open, or use `open()`/`pread()` directly for small
 fixed-size reads.
 """
 from mmaplint.analyzer.constants import STREAM_READS
+from mmaplint.analyzer.expressions import alternatives
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import FILLS, INVARIANT
 from mmaplint.analyzer.program import STREAM_OPENS, Program
@@ -205,20 +207,21 @@ def _read_once(program: Program, call, stream) -> bool:
 
 
 def _names_its_file(program: Program, call) -> bool:
-    """Whether a helper builds the path it opens from the key it is handed, in a buffer of its
-    own filled before the open (`snprintf(path, n, "kv-%s", key)`, or a function of the program
-    handed the buffer and the parameter): the file is one per item of the caller's loop, as a
-    path built in the loop is."""
+    """Whether a helper builds the path it opens from the key it is handed, in a buffer it
+    fills before the open, its own or a shared one (`snprintf(path, n, "kv-%s", key)`,
+    dnsmasq's `sprintf(daemon->namebuff, ".../%s/mtu", name ? name : iface)`, or a function of
+    the program handed the buffer and the parameter), not one it is handed: the file is one per
+    item of the caller's loop, as a path built in the loop is."""
     fn = program.function_at(call.span.path, call.function)
     buffer = program.key(call.arg(0), call.span.path, call.function)
-    if fn is None or buffer is None or buffer[0] != "local" or buffer[3] in fn.params:
+    if fn is None or buffer is None or buffer[0] == "local" and buffer[3] in fn.params:
         return False
 
     calls = program.calls_in(call.span.path, call.function)
 
     def parameter(expr) -> bool:
-        key = program.key(expr, call.span.path, call.function)
-        return key is not None and key[0] == "local" and key[3] in fn.params
+        keys = [program.key(value, call.span.path, call.function) for value in alternatives(expr)]
+        return any(key is not None and key[0] == "local" and key[3] in fn.params for key in keys)
 
     def fills(c) -> bool:
         keys = [program.key(a, c.span.path, c.function) for a in c.args or ()]
