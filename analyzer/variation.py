@@ -137,7 +137,8 @@ class Variation:
             if expr.op == "&" and kids and (named := strip(kids[0])) is not None and named.kind == IDENTIFIER \
                     and self.program.key(named, self.path, self.function) is not None:
                 return INVARIANT
-            inner = self.of(kids[0], expr.op == "&" or address and expr.op == "*") if kids else INVARIANT
+            # `*p++ = c` stores where p points, as `*p = c; p++;` does
+            inner = self.of(kids[0], expr.op == "&" or address and expr.op in ("*", "++", "--")) if kids else INVARIANT
             if expr.op == "*" and not address:
                 return SCATTERED if inner != INVARIANT else INVARIANT
             return inner

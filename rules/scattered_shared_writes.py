@@ -51,7 +51,8 @@ loop's index). A partial-write loop on the way from the loop to the store (one
 that hands a call the rest of one buffer, `while (size) { n = put(p, size);
 size -= n; }`) is not the store's loop: the loop around it is.
 Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, stores whose offset
-moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, `words[bit >>
+moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, `*cur++ = c` at a
+cursor that only advances, `words[bit >>
 6]`, a position set once at open and then advanced by each write (a copy of it
 stored in a field of the same name of another struct, `r->hdr->wpos = r->wpos`,
 sets that struct's field, not the position), and what the
