@@ -1174,7 +1174,17 @@ class Iteration:
         base = values[0]
         if base.kind == UNARY and base.op == "&" and strip(base.children[0]).kind == SUBSCRIPT:
             base = strip(base.children[0]).children[0]
-        return self._is_table(base, path, function)
+        return self._is_table(base, path, function) or self._table_count(base, path, function)
+
+    def _table_count(self, expr: Expr, path: str, function: str | None) -> bool:
+        """Whether a value is a table's entry count, or a constant share of it: `sizeof(t) /
+        sizeof(t[0])`, a size macro given the table (`ArraySize(t)`), either divided or
+        multiplied by a constant (`SIZEOF_ARRAY(cmdpairs) / 2` of a table of command pairs)."""
+        while (expr := strip(expr)) is not None and expr.kind == BINARY and expr.op in ("/", "*") \
+                and len(expr.children) == 2 and self.constant(expr.children[1]) is not None:
+            expr = expr.children[0]
+        return expr is not None and (frequency.table_size(expr) or expr.kind == CALL and len(expr.children) == 1
+                                     and self._is_table(expr.children[0], path, function))
 
     def _table_accessor(self, name: str) -> bool:
         """Whether the functions of this name return early once their index reaches the size
