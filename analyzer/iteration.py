@@ -1512,9 +1512,8 @@ class Iteration:
         new file in chunks, then syncs the directory once per file.  A loop in a branch taken
         every N calls (`if (writes++ % banner == 0)`), which the call is not under, is no such
         batch: the banner a log writer draws every N lines before the line it flushes.  With
-        `handed`, only a
-        function of the program handed it counts, and a subject that names no variable here
-        finds no batch."""
+        `handed`, only a function of the program handed it counts, and a subject that names no
+        variable here finds no batch."""
         path, function = call.span.path, call.function
 
         def array(expr: Expr | None) -> tuple | None:
@@ -1543,6 +1542,14 @@ class Iteration:
         key = same(subject) if subject is not None else None
         if handed and key is None:
             return False
+        def uses_it(c: Call) -> bool:
+            """A call of the loop that may write the subject: one of the rule's own writes
+            handed it (other library calls' arguments are recorded only when some selected
+            rule reads them, and the answer must not depend on --select), or a function of
+            the program (handed it, with `handed`)."""
+            if c.callee in self._functions and not handed:
+                return True
+            return (c.callee in writes or c.callee in self._functions) and any(same(a) == key for a in c.args or ())
         over = self.guards_over(call)
         for loop, calls in self._loops_before(call):
             if not self.repeats_work(loop.span.path, loop.id):
@@ -1552,10 +1559,7 @@ class Iteration:
                 continue    # run every N calls, not before each one
             if key is None:
                 return True
-            # only the rule's own writes: other library calls' arguments are recorded only
-            # when some selected rule reads them, and the answer must not depend on --select
-            uses = [c for c in calls if (c.callee in writes or c.callee in self._functions and handed)
-                    and any(same(a) == key for a in c.args or ()) or c.callee in self._functions and not handed]
+            uses = [c for c in calls if uses_it(c)]
             if uses and not all(c.callee in writes and rest_of_one(c, loop.id) for c in uses):
                 return True
         return False
