@@ -325,13 +325,20 @@ def uncollected() -> Iterator[None]:
     They hold no reference cycles; a whole run over git leaves about 5,000 objects for the
     collector, which took 21 % of its whole-program phase (kyotocabinet: 11 %; fio copied four
     times: 22 %, against 12 % for one copy).  Worker processes forked for parsing turn
-    collection back on (the pools' initializer): libclang's bindings do leave cycles."""
-    collecting = gc.isenabled()
+    collection back on (the pools' initializer): libclang's bindings do leave cycles.
+    Turned back on, the collector would count every object made meanwhile as young, and the
+    next allocation would walk them all (0.2 s after fio's run): they are first moved to the
+    oldest generation (a freeze and a thaw, which only relink lists), unless the caller has
+    frozen objects of its own, which a thaw would release."""
+    collecting, thawing = gc.isenabled(), gc.get_freeze_count() == 0
     gc.disable()
     try:
         yield
     finally:
         if collecting:
+            if thawing:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
