@@ -182,7 +182,12 @@ def _serve(connection: Connection, function: Callable, parent: int) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         for sig in (signal.SIGTERM, signal.SIGHUP):     # not the parent's clean interrupt
             signal.signal(sig, signal.SIG_DFL)
-        gc.enable()     # the parent may read with collection paused (engine._uncollected)
+        # The parent runs with collection paused (engine.uncollected): what the worker
+        # inherits, all counted young, is moved out of the collector's reach first (relinking
+        # lists, no object touched), or the first collection here would walk, and copy, every
+        # page of it; then collection comes back on for what the worker makes.
+        gc.freeze()
+        gc.enable()
         while True:
             args = connection.recv()
             if args is None:
