@@ -38,9 +38,9 @@ def rule_results(program: Program, rules: list[Rule], jobs: int,
     program.prepare()
 
     def run(index: int) -> list[Hit] | str:
-        # Collection stays off, as in the parent (engine.uncollected): what the worker holds
-        # lives to its end, and a collection would walk it, writing to every object and so
-        # copying every page of the program the fork shares.
+        # Collection stays off while rules run, as in the parent (engine.uncollected): the
+        # analyses a rule builds live to its end and hold no cycles, and each collection
+        # would walk them again (what the worker inherits is already out of its reach).
         gc.disable()
         return rule_hits(rules[index], program)
     results: dict[int, list[Hit] | str] = {}
