@@ -132,7 +132,7 @@ def check(program: Program):
         if hot is None or _closes_next(program, op):
             continue
         stream = _flushed(call)
-        if any(program.after_own_loop(step) for step in call.via[1:]):
+        if program.batch_on_the_way(call, None):
             continue    # a function on the way works through a batch in a loop, then flushes once
         if stream in UNBUFFERED and not _buffered(program, call):
             continue    # unbuffered already: the flush is a no-op
