@@ -529,13 +529,11 @@ class Program(Iteration):
         return made
 
     def prepare(self) -> None:
-        """Build the analyses most rules ask for first: the callers of every function, and,
-        when the program maps anything, where the mappings' addresses flow.  Done before
-        the rules are spread over processes (rule_workers.py), each of which would otherwise
-        build them again."""
+        """Build the analysis every rule asks for first, the callers of every function,
+        before the rules are spread over processes (rule_workers.py), each of which would
+        otherwise build it again.  Where mapped addresses flow is built by the one worker
+        that runs the rules asking it (their ANALYSES)."""
         self._callers
-        if self.mappings:
-            self.provenance
 
     @cached_property
     def provenance(self) -> Provenance:

@@ -11,6 +11,10 @@ A rule is a module (flake8/pylint style plugin) with:
     CALLEES = {"msync"}              # calls whose arguments the rule reads
     REPRODUCER = "corpus/msync_per_page"    # or None
     DEFAULT = True                   # enabled unless selected explicitly (optional, default True)
+    ANALYSES = {"provenance"}        # the program's costly analyses it asks (optional; so far
+                                     # "provenance", where mapped addresses flow): rules spread
+                                     # over worker processes go together by them, so that each
+                                     # is built once, beside the other rules
     def check(program) -> Iterable[Hit]
 
 A formatter is a callable `render(report, context) -> str` registered under
@@ -61,6 +65,7 @@ class Rule:
     default: bool
     check: Callable[..., Iterable[Hit]]
     origin: str          # the distribution (or module) it came from
+    analyses: frozenset[str] = frozenset()      # the program's costly analyses its check asks
 
     @property
     def confirm(self) -> str | None:
@@ -77,6 +82,7 @@ class Rule:
                 reproducer=getattr(module, "REPRODUCER", None),
                 default=getattr(module, "DEFAULT", True),
                 check=module.check, origin=origin,
+                analyses=frozenset(getattr(module, "ANALYSES", ())),
             )
         except AttributeError as exc:
             raise PluginError(f"rule module {module.__name__} ({origin}) lacks {exc.name}") from None

@@ -78,6 +78,7 @@ HELP = "msync once over the whole changed range after the loop (or once per batc
 # calls that write a mapping a helper then syncs (its batch, copied in a loop before the msync)
 COPIES = frozenset({"memcpy", "memmove", "memset", "strcpy", "strncpy"})
 CALLEES = {"msync", "mmap"} | COPIES
+ANALYSES = {"provenance"}
 REPRODUCER = "corpus/msync_per_page"
 
 

@@ -122,6 +122,7 @@ HELP = ("keep hot scattered data in anonymous memory and write it back sequentia
         "or sort the updates by offset")
 # every call's arguments: offsets are followed into the program's functions (a seek's parameter)
 CALLEES = {"mmap", "memset", "memcpy", "memmove", "strcpy", "strncpy", "bcopy", EVERY_CALL}
+ANALYSES = {"provenance"}
 REPRODUCER = "corpus/scattered_shared_writes"
 BLOCK_WRITES = {"memcpy", "memmove", "memset"}     # handed a page's size, they write it whole
 STORE = "<store>"   # the callee of the Call a store is carried up its callers as (summaries.py)

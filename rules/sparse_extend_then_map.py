@@ -85,6 +85,7 @@ LOCK_INITS = {"pthread_mutex_init", "pthread_rwlock_init", "pthread_cond_init", 
               "pthread_barrier_init", "sem_init"}
 CALLEES = MMAP_CALLS | TRUNCATES | SEEKS | set(WRITES) | PREALLOCATES | LOCK_INITS | {
     "memset", "memcpy", "memmove", "strcpy", "strncpy", "bcopy"}
+ANALYSES = {"provenance"}
 REPRODUCER = "corpus/sparse_extend_map"
 
 SMALL_REGION = 64 * 1024

@@ -11,7 +11,10 @@ import pytest
 
 from mmaplint.analyzer import rule_workers
 from mmaplint.analyzer.engine import Settings, analyze, parse_file, select_rules
-from mmaplint.analyzer.registry import load_rules
+from mmaplint.analyzer.facts import EVERY_CALL
+from mmaplint.analyzer.program import Program
+from mmaplint.analyzer.registry import Hit, load_rules
+from mmaplint.analyzer.rule_workers import rule_results
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -80,3 +83,54 @@ def test_a_worker_that_dies_costs_its_rule_alone(monkeypatch, pools) -> None:
 def test_a_small_program_keeps_its_rules_in_process(pools) -> None:
     assert _run([FIXTURES / "MML001_msync_in_loop.c"], jobs=2)[0]
     assert pools == []
+
+
+def _named(rule_id: str, analyses: set[str]):
+    rule = load_rules()["MML001"]
+    return replace(rule, id=rule_id, analyses=frozenset(analyses))
+
+
+def test_rules_sharing_a_costly_analysis_are_one_task_begun_first() -> None:
+    rules = [_named("A", set()), _named("B", {"provenance"}), _named("C", {"x"}),
+             _named("D", set()), _named("E", {"x", "provenance"}), _named("F", {"y"})]
+    assert rule_workers._tasks(rules) == [[1, 2, 4], [5], [0], [3]]
+
+
+def test_the_rules_asking_where_mapped_addresses_flow_run_in_one_worker(monkeypatch) -> None:
+    """Each builds the analysis where it runs, unless built there already: together, it is
+    built once, in a worker, not in the parent before the fork."""
+    asking = sorted(r.id for r in load_rules().values() if "provenance" in r.analyses)
+    assert set(asking) >= {"MML001", "MML003", "MML006"}
+
+    def where(rule):
+        def check(program):
+            built = "provenance" in vars(program)
+            yield from rule.check(program)
+            yield Hit(program.files[path].calls[0].span, f"{os.getpid()} {built}")
+        return replace(rule, check=check)
+    path = str(FIXTURES / "MML003_cursor_parameter.c")
+    program = Program([parse_file(path, Settings(frontend="tree-sitter"), frozenset({EVERY_CALL}))])
+    assert program.mappings
+    monkeypatch.setattr(rule_workers, "PARALLEL_CALLS", 0)
+    rules = [where(r) for r in select_rules(load_rules(), None, ())]
+    ran = {rule.id: hits[-1].message.split() for rule, hits in rule_results(program, rules, 2, lambda: None)}
+    assert len({ran[rule][0] for rule in asking}) == 1
+    assert [ran[rule][1] for rule in asking] == ["False"] + ["True"] * (len(asking) - 1)
+    assert str(os.getpid()) not in {pid for pid, _ in ran.values()} and "provenance" not in vars(program)
+
+
+def test_the_largest_files_are_parsed_first(monkeypatch, tmp_path) -> None:
+    """A large file begun last would keep the run waiting on it alone at the end."""
+    sizes = {"a.c": 10, "b.c": 300, "c.c": 20, "d.c": 4000}
+    for name, size in sizes.items():
+        (tmp_path / name).write_text("int x;\n" + "/* */\n" * (size // 6))
+    order = []
+
+    class Recorded(rule_workers.workers.Pool):
+        def submit(self, key, args):
+            order.append(Path(args[0]).name)
+            super().submit(key, args)
+    monkeypatch.setattr(rule_workers.workers, "Pool", Recorded)
+    report = analyze([str(tmp_path)], Settings(frontend="tree-sitter", jobs=2))
+    assert order == ["d.c", "b.c", "c.c", "a.c"]
+    assert report.analyzed == sorted(str(tmp_path / name) for name in sizes)
