@@ -553,17 +553,22 @@ def retries_transient(condition: Expr | None) -> bool:
     return "errno" in names and bool(names & TRANSIENT_ERRORS)
 
 
+ZERO = Expr(INT, "0", value=0)
+
+
 def countdowns(condition: Expr | None) -> list[tuple[Expr, Expr]]:
-    """The (counter, floor) pairs a condition needs to go on: `n > 0`, `tries-- > 0`, `n != 0`
-    (operands of a top-level && too); the loop runs while the counter stays above its floor."""
+    """The (counter, floor) pairs a condition needs to go on: `n > 0`, `tries-- > 0`, `n != 0`,
+    or the counter alone, which is `!= 0` (`for (; redirects-- && !f;)`); operands of a
+    top-level && too.  The loop runs while the counter stays above its floor."""
     condition = strip(condition)
-    if condition is None or condition.kind != BINARY:
+    if condition is None:
         return []
-    if condition.op == "&&":
+    if condition.kind == BINARY and condition.op == "&&":
         return [pair for part in condition.children for pair in countdowns(part)]
-    if condition.op not in (">", ">=", "!=") or len(condition.children) != 2:
-        return []
-    counter, floor = (strip(side) for side in condition.children)
+    if condition.kind == BINARY and condition.op in (">", ">=", "!=") and len(condition.children) == 2:
+        counter, floor = (strip(side) for side in condition.children)
+    else:
+        counter, floor = condition, ZERO
     if counter is not None and counter.kind == UNARY and counter.op in ("--", "++") and counter.children:
         counter = strip(counter.children[0])        # `tries-- > 0`
     return [(counter, floor)] if counter is not None and counter.kind == IDENTIFIER and floor is not None else []

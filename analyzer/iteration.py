@@ -907,16 +907,18 @@ class Iteration:
         """Whether a loop counts a variable down to a floor from small constants (`int left =
         10; for (...; left > 0; --left)`, `int tries = 5; while (tries-- > 0)`): at most that
         many times, as a loop up to a small constant.  The counter is given only such constants,
-        outside the loop, and only decremented."""
+        outside the loop, and decremented, never otherwise changed (a flag that is only set,
+        `int run = 1; while (run)`, counts nothing down)."""
         loop = self.loop(path, loop_id)
         for counter, floor in frequency.countdowns(loop.condition):
             low = self.constant(floor)
             given = self.assignments_to(self.key(counter, path, loop.function))
             starts = [self.constant_in(a.value, path, loop.function) for a in given if a.op == "="]
+            changes = [a.op for a in given if a.op != "="]
             if (low is not None and starts and all(s is not None and 0 < s - low <= frequency.SMALL_TRIP_COUNT
                                                    for s in starts)
                     and all(loop_id not in a.loops for a in given if a.op == "=")
-                    and all(a.op in ("--", "-=") for a in given if a.op != "=")):
+                    and changes and all(op in ("--", "-=") for op in changes)):
                 return True
         return False
 
@@ -2172,15 +2174,22 @@ class Iteration:
     def _made_by_callee(self, guard: Guard, assignment: Assignment) -> bool:
         """Whether an assignment of a constant (a flag cleared, not an object made, which code
         elsewhere may drop again) is made, in no loop and under no condition, by a function of
-        the program that a call under the guard runs (written there outside any nested branch)."""
+        the program that a call under the guard runs (written there outside any nested branch).
+        An `#if` group is no condition here: it decides what the build holds, not when it runs
+        (zlib's `if (crc_table_empty) make_crc_table();`, the whole table code under `#ifdef
+        DYNAMIC_CRC_TABLE`, as tree-sitter reads every group)."""
         if assignment.loops or self.constant(assignment.value) is None \
-                or self.guards_of(assignment.span, assignment.function):
+                or self._run_time_guards(assignment.span, assignment.function):
             return False
         home = (assignment.span.path, assignment.function)
         return any(guard.span.contains(c.span) and not any(
-                       g is not guard and guard.span.contains(g.span) for g in self.guards_of(c.span, c.function))
+                       g is not guard and guard.span.contains(g.span) for g in self._run_time_guards(c.span, c.function))
                    and any((where, fn.qualified) == home for where, fn in self.resolve(c))
                    for c in self._calls_in.get((guard.span.path, guard.function), ()))
+
+    def _run_time_guards(self, span: Span, function: str | None) -> list[Guard]:
+        """The guards code at this place runs under, less the preprocessor's groups."""
+        return [g for g in self.guards_of(span, function) if not g.preprocessor]
 
     def _turns_off(self, assignment: Assignment, runs_while_set: bool) -> bool:
         """Whether an assignment leaves a flag so that the code it guards stops running: a
@@ -2223,7 +2232,7 @@ class Iteration:
     def _sets_every_iteration(self, assignment: Assignment, loop: Loop) -> bool:
         """Whether an assignment runs, under no condition of its function, on every iteration
         of a loop: in the loop itself, or in a function the loop runs once per iteration."""
-        if self.guards_of(assignment.span, assignment.function):
+        if self._run_time_guards(assignment.span, assignment.function):
             return False
         if self._in_function_of(assignment, loop):
             return loop.id in assignment.loops
