@@ -164,7 +164,7 @@ class Variation:
             # a field read where its object moves is data (each message's msg.off, p->next),
             # unless each iteration sets that field before it reads it: an object made per
             # iteration holds what the iteration stamps it with (an index counted down by the loop)
-            place = self.of(kids[0]) if through_pointer(expr) else self.of(kids[0], address=True)
+            place = self.of(kids[0]) if through_pointer(expr) else self._object(kids[0], expr.op)
             return self._variable(expr) if place == INVARIANT or self._stamped(expr) else SCATTERED
         if expr.kind == IDENTIFIER:
             return self._variable(expr, address)
@@ -264,9 +264,17 @@ class Variation:
             return factors[1] >= PAGE_SHIFT
         return expr.op == "*" and any(f is not None and abs(f) >= 1 << PAGE_SHIFT for f in factors)
 
-    def _variable(self, expr: Expr, address: bool = False) -> int:
+    def _object(self, base: Expr, member: str) -> int:
+        """How the object a field is read from (`s.f`) moves, as far as that field goes."""
+        base = strip(base)
+        if base is not None and base.kind == IDENTIFIER:
+            return self._variable(base, address=True, member=member)
+        return self.of(base, address=True)
+
+    def _variable(self, expr: Expr, address: bool = False, member: str | None = None) -> int:
         """How a variable's value moves; asked of an address (a pointer a store goes through),
-        its value is where it points, which filling the buffer there does not move."""
+        its value is where it points, which filling the buffer there does not move; asked for
+        a field of a struct, only as that field moves."""
         key = self.program.key(expr, self.path, self.function)
         if key is None or self._anchored(expr):
             return INVARIANT
@@ -275,7 +283,7 @@ class Variation:
         # a variable of a function the loop calls (carried into it by a summary): that
         # function runs on every iteration, and so does each of its assignments
         home = expr.home if isinstance(expr, Scoped) else None
-        known = self.known.get((key, home, address))
+        known = self.known.get((key, home, address, member))
         if known is not None:
             return known
         in_loop = [a for a in self.program.assignments_of(expr, self.path, self.function)
@@ -284,7 +292,7 @@ class Variation:
         if not in_loop and self._handed_elements(key):
             answer = SCATTERED      # a walk's or an algorithm's element: another each call
         elif not in_loop and not passed:
-            answer = SCATTERED if not address and self._read_into(key) else self._handed_out(key)
+            answer = SCATTERED if not address and self._read_into(key) else self._handed_out(key, member)
         else:
             self.visiting.add(key)
             try:
@@ -292,7 +300,7 @@ class Variation:
                              + [self._at(call.span.path, call.function).of(arg) for call, arg in passed])
             finally:
                 self.visiting.discard(key)
-        self.known[(key, home, address)] = answer
+        self.known[(key, home, address, member)] = answer
         return answer
 
     def _stamped(self, member: Expr) -> bool:
@@ -347,11 +355,12 @@ class Variation:
         asking.known[marker] = answer
         return answer
 
-    def _handed_out(self, key: Key) -> int:
-        """How a local variable moves when its address is handed to calls each iteration
-        makes: as the functions those calls run move it through that parameter (`*tail += n`:
-        a cursor; `*at = hash(key)`: scattered; only read: not at all), or, through a function
-        whose body is not known (`asprintf(&file, "%s/%s", dir, name)`), to a new value each time."""
+    def _handed_out(self, key: Key, member: str | None = None) -> int:
+        """How a local variable (or one field of it) moves when its address is handed to calls
+        each iteration makes: as the functions those calls run move it through that parameter
+        (`*tail += n`: a cursor; `*at = hash(key)`: scattered; only read: not at all), or,
+        through a function whose body is not known (`asprintf(&file, "%s/%s", dir, name)`), to
+        a new value each time."""
         if key[0] != "local":
             return INVARIANT
         answer = INVARIANT
@@ -361,16 +370,17 @@ class Variation:
             for index, arg in enumerate(call.args or ()):
                 if self.program.key(address_of(arg), call.span.path, call.function) == key:
                     defined = self.program.resolve(call)
-                    answer = max([answer, *(self._written_through(path, fn, index) for path, fn in defined)]
+                    answer = max([answer, *(self._written_through(path, fn, index, member) for path, fn in defined)]
                                  if defined else [SCATTERED])
         return answer
 
-    def _written_through(self, path: str, fn: Function, index: int) -> int:
-        """How a function moves what its index-th parameter points to, when it does nothing
-        else with the pointer than store and read through it (`*p`, `p[i]`): a step (`*p +=
-        n`) moves it on, a constant leaves it, any other value is the function's own each call
-        (`*bip = hash % bnum`).  One that copies, returns or passes the pointer on may rewrite
-        it anywhere (SCATTERED)."""
+    def _written_through(self, path: str, fn: Function, index: int, member: str | None = None) -> int:
+        """How a function moves what its index-th parameter points to (or that one field of
+        it), when it does nothing else with the pointer than store and read through it (`*p`,
+        `p[i]`, `p->f`): a step (`*p += n`) moves it on, a constant leaves it, any other value
+        is the function's own each call (`*bip = hash % bnum`); a store to another field
+        (`ix->synced = ix->tail`) leaves the field asked about.  One that copies, returns or
+        passes the pointer on may rewrite it anywhere (SCATTERED)."""
         name = fn.params[index] if index < len(fn.params) else ""
         if not name:
             return SCATTERED
@@ -380,10 +390,14 @@ class Variation:
             return SCATTERED
         stores = []
         for a in self.program.assignments_in(*where):
-            if _names(dereferenced(a.target), name):
+            target = strip(a.target)
+            if _names(dereferenced(target), name):
                 stores.append(a)
+            elif _field_through(target, name):
+                if member is None or target.op == member:
+                    stores.append(a)
             elif _bare(a.target, name):
-                return SCATTERED        # `p = q`, `p->f = v`, `*(p + 1) = v`
+                return SCATTERED        # `p = q`, `*(p + 1) = v`
             if _bare(a.value, name):
                 return SCATTERED
         return max((AFFINE if a.op in STEP_OPS else INVARIANT if a.op == "=" and self.program.constant(a.value)
@@ -474,12 +488,18 @@ class Variation:
     def _steps(self, a: Assignment) -> bool:
         """x = x + step / x = x - step: a cursor written the long way, as `x += step` is (x = x +
         x doubles: not a step), also through a copy the function took of it before
-        (`at = j->tail; ...; j->tail = at + sizeof len + len`)."""
-        value = strip(a.value)
-        if a.op != "=" or value is None or value.kind != BINARY or value.op not in ("+", "-"):
-            return False
+        (`at = j->tail; ...; j->tail = at + sizeof len + len`), or through a local given the
+        sum once before (`end = tail_ + sizeof rec; ...; tail_ = end`)."""
         where = (a.span.path, a.function)
         key = self.program.key
+        value = strip(a.value)
+        if a.op == "=" and value is not None and value.kind == IDENTIFIER \
+                and (local := key(value, *where)) is not None and local[0] == "local":
+            given = [b for b in self.program.assignments_in(*where) if key(b.target, *where) == local]
+            if len(given) == 1 and given[0].op == "=" and given[0].span < a.span:
+                value = strip(given[0].value)
+        if a.op != "=" or value is None or value.kind != BINARY or value.op not in ("+", "-"):
+            return False
         target = key(a.target, *where)
         if target is None:
             return False
@@ -522,7 +542,7 @@ def _within(offset: tuple[dict[str, int], int], step: tuple[dict[str, int], int]
 
 def _bare(expr: Expr | None, name: str) -> bool:
     """Whether an expression uses the pointer `name` other than to read what it points to
-    (`*p`, `p[i]`): copies it, computes from it or hands it on."""
+    (`*p`, `p[i]`, `p->f`): copies it, computes from it or hands it on."""
     if expr is None:
         return False
     pending = [expr]
@@ -530,9 +550,16 @@ def _bare(expr: Expr | None, name: str) -> bool:
         node = pending.pop()
         if node.kind == IDENTIFIER and node.op == name and not isinstance(node, Scoped):
             return True
-        # `*p`, `p[i]`: the pointee is read, not the pointer
-        pending.extend(node.children[1:] if _names(dereferenced(node), name) else node.children)
+        # `*p`, `p[i]`, `p->f`: the pointee is read, not the pointer
+        pending.extend(node.children[1:] if _names(dereferenced(node), name) or _field_through(node, name)
+                       else node.children)
     return False
+
+
+def _field_through(expr: Expr | None, name: str) -> bool:
+    """Whether an expression is a field of what the pointer `name` points to (`p->f`)."""
+    return expr is not None and expr.kind == MEMBER and bool(expr.children) and through_pointer(expr) \
+        and _names(strip(expr.children[0]), name)
 
 
 def _names(expr: Expr | None, name: str) -> bool:
