@@ -1830,17 +1830,31 @@ class Iteration:
         inside = self.calls_inside(loop)
         if not inside:
             return False
-        fn = self.function_at(path, loop.function)
+        hands, states = self._option_parsers(path, loop.function)
+        return any(hands(arg) or self.key(_object(arg), path, loop.function) in states
+                   for c in inside for arg in c.args or ())
+
+    def _option_parsers(self, path: str, function: str | None) -> tuple[Callable[[Expr], bool], set]:
+        """For _parses_options, per function (a large one has many loops): whether an argument
+        hands the command line on, and the parser states its calls are handed with it."""
+        known = self._parsers.get((path, function))
+        if known is not None:
+            return known
+        fn = self.function_at(path, function)
         own = fn.locals - set(fn.params) if fn is not None else frozenset()
 
         def hands(arg: Expr) -> bool:
             return any((name := _command_line(value)) is not None and name not in own for value in alternatives(arg))
-        states = {key for c in self._calls_in.get((path, loop.function), ()) if c.args
+        states = {key for c in self._calls_in.get((path, function), ()) if c.args
                   and any(hands(a) for a in c.args)
                   for a in c.args if _object(a) is not strip(a)
-                  and (key := self.key(_object(a), path, loop.function)) is not None}
-        return any(hands(arg) or self.key(_object(arg), path, loop.function) in states
-                   for c in inside for arg in c.args or ())
+                  and (key := self.key(_object(a), path, function)) is not None}
+        known = self._parsers[(path, function)] = (hands, states)
+        return known
+
+    @cached_property
+    def _parsers(self) -> dict[tuple[str, str | None], tuple[Callable[[Expr], bool], set]]:
+        return {}
 
     def _always_calling(self, callees: frozenset[str], which: Callable[[Call], bool]) -> set[tuple[str, str]]:
         """The functions that make one of these calls (those `which` accepts) whenever they
@@ -1934,7 +1948,18 @@ class Iteration:
 
     def loops_reaching(self, path: str, function: str | None) -> list[HotPath]:
         """Every loop that runs this function once per iteration through calls, with its
-        shortest chain: the callers' loops _hot_functions would find, not only the nearest."""
+        shortest chain: the callers' loops _hot_functions would find, not only the nearest
+        (worked out once per function: a walk up every caller)."""
+        known = self._reaching.get((path, function))
+        if known is None:
+            known = self._reaching[(path, function)] = self._loops_reaching(path, function)
+        return known
+
+    @cached_property
+    def _reaching(self) -> dict[tuple[str, str | None], list[HotPath]]:
+        return {}
+
+    def _loops_reaching(self, path: str, function: str | None) -> list[HotPath]:
         found: dict[tuple[str, int], HotPath] = {}
         best = {(path, function): 0}
         frontier: list[tuple[tuple[str, str | None], tuple[Call, ...]]] = [((path, function), ())]
@@ -2214,9 +2239,10 @@ class Iteration:
         """Whether a flag is only ever set (to a nonzero constant; a declaration before the loop
         may clear it) and the loop sets it on every iteration: code run while it is unset runs
         once, or not at all, per run of the loop."""
-        return any(self._sets_every_iteration(a, loop) for a in assignments) and all(
-            (self._in_function_of(a, loop) and loop.id not in a.loops)
-            or (a.op == "=" and self.constant(a.value) not in (None, 0)) for a in assignments)
+        # the cheap test first: a flag given a value of its own (`rc = put(...)`) is no latch
+        return all((self._in_function_of(a, loop) and loop.id not in a.loops)
+                   or (a.op == "=" and self.constant(a.value) not in (None, 0)) for a in assignments) \
+            and any(self._sets_every_iteration(a, loop) for a in assignments)
 
     @staticmethod
     def made_in(assignment: Assignment, loop: Loop) -> bool:
