@@ -163,6 +163,7 @@ class Loop:
     # (the innermost if holding it in its then-branch; OTHER for one under no if or in an else).
     # None: the body runs to its end and the loop goes round as its condition says.
     repeats_when: tuple[Expr, ...] | None = None
+    continued_at: tuple[Span, ...] = ()     # where each of those continues is written
 
 
 @dataclass(frozen=True)

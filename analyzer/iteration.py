@@ -1371,14 +1371,24 @@ class Iteration:
         return, goto or break (`if (rc) { close(db); return 1; }`), or in the value a return
         statement inside the loop hands back (`else return Status::Corruption(...);`), so it
         runs once per loop run; or in a branch that handles a failed call (_handles_failure),
-        once per failure; or before a call that ends the process (_on_way_out)."""
+        once per failure; or before a call that ends the process (_on_way_out); or past the
+        last place the loop goes round again (_past_every_continue)."""
         loop = self._innermost(call)
         return loop is not None and (any(
             (guard.leaves or self._ends_loop(guard, loop) or self._handles_failure(guard, loop))
             and loop.span.contains(guard.span) for guard in self.guards_over(call))
             or any(loop.span.contains(r.span) and r.span.contains(call.span)
                    for r in self.summaries.returns_in(call.span.path, call.function))
-            or self._on_way_out(call))
+            or self._on_way_out(call) or self._past_every_continue(call, loop))
+
+    def _past_every_continue(self, call: Call, loop: Loop) -> bool:
+        """Whether the loop's body ends by leaving it, so that it goes round again only at a
+        `continue` (Loop.repeats_when), and every `continue` comes before the call: once the
+        call is made the body runs on to its end and leaves, so each run of the loop makes it
+        at most once (opensmtpd's queue walk skips the other entries with `continue`, loads the
+        first envelope it finds and returns)."""
+        return loop.repeats_when is not None and len(loop.continued_at) == len(loop.repeats_when) \
+            and all(continued < call.span for continued in loop.continued_at)
 
     def _ends_loop(self, guard: Guard, loop: Loop) -> bool:
         """Whether a branch ends by setting a flag the loop's condition then finds false

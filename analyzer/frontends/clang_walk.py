@@ -119,20 +119,20 @@ def _forwards(parts: list[Cursor]) -> bool:
     return call_under(statement) is not None
 
 
-def _continues(body: Cursor) -> list[Cursor | None] | None:
+def _continues(body: Cursor) -> list[tuple[Cursor | None, Cursor]] | None:
     """Where a loop whose body ends by leaving it (its last statement a return, a break or a
     goto) goes round again: for each `continue` of its own (none of a nested loop's or a
     lambda's), the condition of the innermost if whose then-branch holds it (None: under no
-    if, or in an else).  None when the body runs to its end (Loop.repeats_when)."""
+    if, or in an else), and the continue.  None when the body runs to its end (Loop.repeats_when)."""
     statements = native.children(body) if body._kind_id == _K.COMPOUND_STMT.value else [body]
     if not statements or statements[-1]._kind_id not in _LEAVING | {_K.BREAK_STMT.value}:
         return None
-    found: list[Cursor | None] = []
+    found: list[tuple[Cursor | None, Cursor]] = []
 
     def visit(node: Cursor, condition: Cursor | None) -> None:
         kind = node._kind_id
         if kind == _K.CONTINUE_STMT.value:
-            found.append(condition)
+            found.append((condition, node))
         elif kind == _K.IF_STMT.value:
             kids = [kid for kid in native.children(node) if kid._kind_id != _K.DECL_STMT.value]
             for index, branch in enumerate(kids[1:3]):
@@ -535,7 +535,8 @@ class FactWalker:
                                self.exprs.build(condition) if condition is not None else None,
                                None if going_round is None else tuple(
                                    self.exprs.build(c) if c is not None else Expr(OTHER, "continue")
-                                   for c in going_round)))
+                                   for c, _ in going_round),
+                               tuple(self._span(at) for _, at in going_round or ())))
         return native.RECURSE
 
     def _breaks_loop(self, statement: Cursor) -> bool:

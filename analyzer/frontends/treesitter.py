@@ -301,6 +301,7 @@ class _LoopRecord:
     function: str | None
     condition: Expr | None = None
     repeats_when: tuple[Expr, ...] | None = None
+    continued_at: tuple[Span, ...] = ()
     id: int = -1
 
 
@@ -427,7 +428,9 @@ class _FileReader:
                                      conv.expr(condition) if condition is not None and conv else None,
                                      None if going_round is None else tuple(
                                          conv.expr(c) if c is not None else Expr(OTHER, "continue")
-                                         for c in going_round))
+                                         for c, _ in going_round),
+                                     tuple(self.lines.span(self.path, at.start_byte, at.end_byte)
+                                           for _, at in going_round or ()))
             else:
                 record = _LoopRecord((anchor.pos, next(self.seq)), kind, anchor.span, anchor.function)
             records.append(record)
@@ -1145,7 +1148,8 @@ class _FileReader:
                  in self.pending_calls]
         assignments = [Assignment(target, op, value, span, function, loop_ids(loops))
                        for _, target, op, value, span, function, loops in self.pending_assignments]
-        loops = [Loop(record.id, record.kind, record.span, record.function, record.condition, record.repeats_when)
+        loops = [Loop(record.id, record.kind, record.span, record.function, record.condition, record.repeats_when,
+                      record.continued_at)
                  for record in self.loop_records]
         functions, guards = self._functions() + macro_functions, self._guards(conv)
         returns, bare_returns = self._returns(conv)

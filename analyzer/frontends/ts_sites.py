@@ -188,22 +188,22 @@ LOOP_NODES = frozenset({"for_statement", "while_statement", "do_statement", "for
 _LEAVING_NODES = frozenset({"return_statement", "break_statement", "goto_statement"})
 
 
-def continues(loop: Node) -> list[Node | None] | None:
+def continues(loop: Node) -> list[tuple[Node | None, Node]] | None:
     """Where a loop whose body ends by leaving it (its last statement a return, a break or a
     goto) goes round again: for each `continue` of its own (none of a nested loop's), the
     condition of the innermost if whose then-branch holds it (None: under no if, or in an
-    else).  None when the body runs to its end (Loop.repeats_when)."""
+    else), and the continue.  None when the body runs to its end (Loop.repeats_when)."""
     body = loop.child_by_field_name("body")
     statements = [child for child in body.named_children if child.type != "comment"] \
         if body is not None and body.type == "compound_statement" else [body]
     if not statements or statements[-1] is None or statements[-1].type not in _LEAVING_NODES:
         return None
-    found: list[Node | None] = []
+    found: list[tuple[Node | None, Node]] = []
     pending = statements[::-1]      # a stack, popped in source order
     while pending:
         node = pending.pop()
         if node.type == "continue_statement":
-            found.append(_continued_when(node, body))
+            found.append((_continued_when(node, body), node))
         elif node.type not in LOOP_NODES and node.type != "lambda_expression":
             pending.extend(reversed(node.named_children))
     return found
