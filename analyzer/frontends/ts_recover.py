@@ -54,7 +54,8 @@ def _item_trees(lang: Grammar, source: bytes, node: Node, line_starts: list[int]
     than the item as parsed can be had."""
     cuts = _cuts(source, node.start_byte, node.end_byte)
     if len(cuts) == 2:
-        retry = _undecorated(lang, source, node, cuts[0], cuts[1], line_starts)
+        retry = _prototype_macro(lang, source, node, line_starts) \
+            or _undecorated(lang, source, node, cuts[0], cuts[1], line_starts)
         if retry is None:
             retry = _undecorated_old_style(lang, source, node, line_starts)
         if retry is None:   # up to the item's closing `}` line, which an #ifdef may have cut off
@@ -126,6 +127,36 @@ def _undecorated(lang: Grammar, source: bytes, broken: Node, start: int, end: in
         return None
     retry = _parse_in_place(lang, source, [(start, decoration.start_byte),
                                            (decoration.end_byte, end)], line_starts)
+    return None if retry.root_node.has_error else (retry, end)
+
+
+def _prototype_macro(lang: Grammar, source: bytes, broken: Node,
+                     line_starts: list[int]) -> tuple[Tree, int] | None:
+    """A definition whose parameter list a portability macro wraps, as old C does for
+    compilers without prototypes (procmail's `void opensink P((void))`, `__P((int fd))`),
+    reads to tree-sitter as a declaration of the name missing its `;`, then either a
+    definition whose type is the macro and whose declarator is the doubled parentheses, or a
+    call of the macro followed by the body.  Parsed again without the macro's name and its
+    own parentheses, it is the plain definition."""
+    after = broken.next_sibling
+    if broken.type != "declaration" or not broken.children or not broken.children[-1].is_missing or after is None:
+        return None
+    if after.type == "function_definition":     # no parameters: `P((void))`
+        macro, outer, end = after.child_by_field_name("type"), after.child_by_field_name("declarator"), after.end_byte
+        wrapped = ("type_identifier", "parenthesized_declarator")
+    elif after.type == "expression_statement" and after.named_child_count == 1 \
+            and after.next_sibling is not None and after.next_sibling.type == "compound_statement":
+        call = after.named_children[0]
+        macro, outer = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        end, wrapped = after.next_sibling.end_byte, ("identifier", "argument_list")
+    else:
+        return None
+    inner = outer.named_children[0] if outer is not None and outer.named_child_count == 1 else None
+    if macro is None or (macro.type, outer.type) != wrapped or inner is None \
+            or inner.type not in ("parenthesized_declarator", "parenthesized_expression"):
+        return None
+    retry = _parse_in_place(lang, source, [(broken.start_byte, macro.start_byte), (inner.start_byte, inner.end_byte),
+                                           (outer.end_byte, end)], line_starts)
     return None if retry.root_node.has_error else (retry, end)
 
 
