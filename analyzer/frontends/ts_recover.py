@@ -152,7 +152,7 @@ def _prototype_macro(lang: Grammar, source: bytes, broken: Node,
     else:
         return None
     inner = outer.named_children[0] if outer is not None and outer.named_child_count == 1 else None
-    if macro is None or (macro.type, outer.type) != wrapped or inner is None \
+    if macro is None or inner is None or (macro.type, outer.type) != wrapped \
             or inner.type not in ("parenthesized_declarator", "parenthesized_expression"):
         return None
     retry = _parse_in_place(lang, source, [(broken.start_byte, macro.start_byte), (inner.start_byte, inner.end_byte),
