@@ -75,6 +75,18 @@ def test_floor_keeps_tiny_counts_from_reading_as_a_cost():
     assert compare([0.0] * 5, [0.0] * 5, floor=0).verdict == NOT_REPRODUCED
 
 
+def test_cpu_time_within_a_tick_is_no_cost():
+    """A short run's system time reads 0 or about one tick, at random: an A/A check of MML008's
+    reproducer once drew these, identical runs read as a 1.5x cost.  A real one still shows."""
+    from mmaplint.analyzer.confirm.metrics import floor
+    a = [0.0021, 0.0022, 0.0019, 0.0023, 0.0021, 0.0040]
+    b = [0.0] * 6
+    assert compare(a, b, floor=floor("sys_s")).verdict != CONFIRMED
+    bad = [0.0903, 0.0882, 0.0825, 0.0895, 0.0904, 0.0854]     # MML008 at its default size here
+    fixed = [0.0439, 0.0472, 0.0476, 0.0436, 0.048, 0.0507]
+    assert compare(bad, fixed, floor=floor("sys_s")).verdict == CONFIRMED
+
+
 def test_mismatched_samples_are_refused():
     with pytest.raises(ValueError):
         compare([1.0, 2.0], [1.0])
