@@ -1840,13 +1840,17 @@ class Iteration:
         inside = self.calls_inside(loop)
         if not inside:
             return False
-        hands, states = self._option_parsers(path, loop.function)
+        hands, states, parsers = self._option_parsers(path, loop.function)
+        asked = {node.op for node in loop.condition.walk() if node.kind == CALL} if loop.condition is not None else set()
         return any(hands(arg) or self.key(_object(arg), path, loop.function) in states
-                   for c in inside for arg in c.args or ())
+                   for c in inside for arg in c.args or ()) \
+            or any(c.callee in asked and self.key(c.receiver, path, loop.function) in parsers for c in inside)
 
-    def _option_parsers(self, path: str, function: str | None) -> tuple[Callable[[Expr], bool], set]:
+    def _option_parsers(self, path: str, function: str | None) -> tuple[Callable[[Expr], bool], set, set]:
         """For _parses_options, per function (a large one has many loops): whether an argument
-        hands the command line on, and the parser states its calls are handed with it."""
+        hands the command line on, the parser states its calls are handed with it, and the
+        objects made from it (`Parser parser(argc, argv)`), which a loop asks in its condition
+        when it walks the arguments (`for (; parser.has_args_left(); parser.advance())`)."""
         known = self._parsers.get((path, function))
         if known is not None:
             return known
@@ -1855,15 +1859,15 @@ class Iteration:
 
         def hands(arg: Expr) -> bool:
             return any((name := _command_line(value)) is not None and name not in own for value in alternatives(arg))
-        states = {key for c in self._calls_in.get((path, function), ()) if c.args
-                  and any(hands(a) for a in c.args)
-                  for a in c.args if _object(a) is not strip(a)
+        given = [c for c in self._calls_in.get((path, function), ()) if c.args and any(hands(a) for a in c.args)]
+        states = {key for c in given for a in c.args if _object(a) is not strip(a)
                   and (key := self.key(_object(a), path, function)) is not None}
-        known = self._parsers[(path, function)] = (hands, states)
+        parsers = {self.key(c.result, path, function) for c in given} - {None}
+        known = self._parsers[(path, function)] = (hands, states, parsers)
         return known
 
     @cached_property
-    def _parsers(self) -> dict[tuple[str, str | None], tuple[Callable[[Expr], bool], set]]:
+    def _parsers(self) -> dict[tuple[str, str | None], tuple[Callable[[Expr], bool], set, set]]:
         return {}
 
     def _always_calling(self, callees: frozenset[str], which: Callable[[Call], bool]) -> set[tuple[str, str]]:
