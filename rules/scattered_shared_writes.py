@@ -53,9 +53,11 @@ size -= n; }`) is not the store's loop: the loop around it is.
 Not reported: `MAP_ANONYMOUS` or `MAP_PRIVATE` mappings, stores whose offset
 moves sequentially with the loop (appends, fills, `p[i * 8 + 3]`, `*cur++ = c` at a
 cursor that only advances, `words[bit >>
-6]`, a position set once at open and then advanced by each write (a copy of it
+6]`, a position set once at open and then advanced by each write (also through a
+local given the sum, `end = tail + len; ...; tail = end`; a copy of it
 stored in a field of the same name of another struct, `r->hdr->wpos = r->wpos`,
-sets that struct's field, not the position), and what the
+sets that struct's field, not the position, and a helper handed the struct that
+records another field, `ix->synced = ix->tail`, leaves the position), and what the
 position then steps past: `base[pos + len] = '\\n'; pos += len + 1;`, the parts
 of a record stored at its start plus offsets the step covers, `dst[klen] = '='`
 with `tail += klen + vlen + 2` (a size is one however spelled: `sizeof h` of a
