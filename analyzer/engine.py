@@ -195,7 +195,8 @@ def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], a
     with workers.Pool(parse_file, job_count(settings.jobs, len(files)), budget) as pool:
         # the largest first: a large file begun last would keep the run waiting alone on it
         # at the end (git's sha1dc/sha1.c, 2.8 s, is among its last files by name)
-        for index in sorted(range(len(files)), key=lambda i: -_size(files[i], settings)):
+        given = dict(settings.given)
+        for index in sorted(range(len(files)), key=lambda i: -_size(files[i], given)):
             pool.submit(index, (files[index], settings, callees, args[index]))
         for index, outcome in pool.completed():
             clang_failure = results[index]      # set when this is tree-sitter standing in
@@ -213,11 +214,11 @@ def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], a
     return results
 
 
-def _size(path: str, settings: Settings) -> int:
-    """A file's size in bytes (0 where it cannot be read: its parse reports why)."""
-    given = dict(settings.given).get(path)
-    if given is not None:
-        return len(given)
+def _size(path: str, given: dict[str, bytes]) -> int:
+    """A file's size in bytes, its text's when given (0 where it cannot be read: its parse
+    reports why)."""
+    if path in given:
+        return len(given[path])
     try:
         return os.stat(path).st_size
     except OSError:

@@ -264,7 +264,7 @@ def handful(loop: Loop, constant: Callable[[Expr], int | None],
         value = constant(bound)
         if value is not None and 1 <= value <= SMALL_TRIP_COUNT:
             return f"at most {value} times"
-        if table_size(bound):
+        if _table_size(bound):
             return "once per entry of a table in the source"
     return None
 
@@ -295,9 +295,15 @@ def machine_directory_values(call: Call) -> tuple[Expr, ...]:
 def bounded_by(condition: Expr, is_table: Callable[[Expr], bool]) -> bool:
     """Whether a condition compares a value with a table's size (`i >= ArraySize(aLib)`,
     `i < sizeof(t) / sizeof(t[0])`); is_table tells whether a name is a table in the source."""
-    return any((table_size(side) or side.kind == CALL and len(side.children) == 1 and is_table(side.children[0]))
+    return any(counts_table(side, is_table)
                for comparison in _comparisons(condition, ("<", "<=", ">", ">="))
                for side in map(strip, comparison.children) if side is not None)
+
+
+def counts_table(expr: Expr, is_table: Callable[[Expr], bool]) -> bool:
+    """Whether a value is a table's entry count: `sizeof(t) / sizeof(t[0])`, or a size macro
+    given the table (`ArraySize(t)`); is_table tells whether a name is a table in the source."""
+    return _table_size(expr) or expr.kind == CALL and len(expr.children) == 1 and is_table(expr.children[0])
 
 
 def may_bound(condition_text: str) -> bool:
@@ -599,7 +605,7 @@ def _comparisons(condition: Expr, ops: tuple[str, ...]):
         yield condition
 
 
-def table_size(expr: Expr) -> bool:
+def _table_size(expr: Expr) -> bool:
     """`sizeof(table) / sizeof(table[0])`, the idiom for a table's entry count."""
     expr = strip(expr)
     return (expr is not None and expr.kind == BINARY and expr.op == "/"

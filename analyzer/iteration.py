@@ -1185,8 +1185,7 @@ class Iteration:
         while (expr := strip(expr)) is not None and expr.kind == BINARY and expr.op in ("/", "*") \
                 and len(expr.children) == 2 and self.constant(expr.children[1]) is not None:
             expr = expr.children[0]
-        return expr is not None and (frequency.table_size(expr) or expr.kind == CALL and len(expr.children) == 1
-                                     and self._is_table(expr.children[0], path, function))
+        return expr is not None and frequency.counts_table(expr, lambda name: self._is_table(name, path, function))
 
     def _table_accessor(self, name: str) -> bool:
         """Whether the functions of this name return early once their index reaches the size
@@ -1566,8 +1565,8 @@ class Iteration:
         for loop, calls in self._loops_before(call):
             if not self.repeats_work(loop.span.path, loop.id):
                 continue    # a handful of passes is no batch
-            if any(guard not in over and not guard.preprocessor and frequency.periods(guard.condition)
-                   for guard in self.guards_of(loop.span, function)):
+            if any(guard not in over and frequency.periods(guard.condition)
+                   for guard in self._run_time_guards(loop.span, function)):
                 continue    # run every N calls, not before each one
             if key is None:
                 return True

@@ -495,7 +495,7 @@ class Variation:
         value = strip(a.value)
         if a.op == "=" and value is not None and value.kind == IDENTIFIER \
                 and (local := key(value, *where)) is not None and local[0] == "local":
-            given = [b for b in self.program.assignments_in(*where) if key(b.target, *where) == local]
+            given = self.program.assignments_to(local)
             if len(given) == 1 and given[0].op == "=" and given[0].span < a.span:
                 value = strip(given[0].value)
         if a.op != "=" or value is None or value.kind != BINARY or value.op not in ("+", "-"):
