@@ -216,12 +216,16 @@ def parameter_guards(guards: list[Guard], kept: tuple[Guard, ...], functions: li
 
 def once_flag(condition: Expr) -> tuple[Expr, bool] | None:
     """`!done` or `done == 0` (the flag, and False: the code runs while it is unset), or
-    `first` (the flag, and True): a guard that runs once if the guarded code flips the flag."""
+    `first` or `first != 0` (the flag, and True): a guard that runs once if the guarded code
+    flips the flag."""
     condition = strip(condition)
     if condition is None:
         return None
     if condition.kind in (IDENTIFIER, MEMBER):
         return condition, True
+    if condition.kind == BINARY and condition.op == "!=" and _zero(condition.children[1]):
+        flag = strip(condition.children[0])
+        return (flag, True) if flag is not None and flag.kind in (IDENTIFIER, MEMBER) else None
     unset = None
     if condition.kind == UNARY and condition.op == "!":
         unset = strip(condition.children[0])
@@ -337,6 +341,19 @@ def bounds_check(condition: Expr) -> bool:
     `i >= sizeof(t) / sizeof(t[0])`): the frontends keep such a guard when it leaves, without
     a call inside, for the accessor of a table (Iteration._table_accessor)."""
     return bounded_by(condition, lambda name: strip(name) is not None and strip(name).kind == IDENTIFIER)
+
+
+def kept_without_call(condition: Expr, params: set[str] | frozenset[str], timed: bool,
+                      set_after: Callable[[str], bool]) -> bool:
+    """Whether the frontends keep an if that leaves and holds no call as a guard: a table
+    accessor's bound (bounds_check), an early return unless tracing (trace_off), one on a
+    parameter's value (a caller may pass the value that takes it: summaries.lift), one until
+    a clock has moved past a stamp (`if (now - last < PERIOD) return;`, `timed`: its function
+    reads a clock), or one on a flag its function sets after it (`set_after` of the flag's
+    name: `if (inited) return; inited = 1;`, what follows runs once: Iteration.runs_once)."""
+    flag = once_flag(condition)
+    return bounds_check(condition) or trace_off(condition) or bool(condition.names() & params) \
+        or (timed and bool(orderings(condition))) or (flag is not None and set_after(flag[0].op))
 
 
 def over_arguments(loop: Loop) -> bool:

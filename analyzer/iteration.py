@@ -1482,15 +1482,19 @@ class Iteration:
         `while (msync(p, n, MS_SYNC) == -1 && ...)`).  A success ends the loop, so what it
         does runs once per run of it: a retry, not the workload.  So does a loop whose body
         ends by leaving it and goes round again only at continues under such tests (`for (;;)
-        { n = write(...); if (n < 0 && errno == EINTR) continue; return n; }`), or at none."""
-        if loop.repeats_when is not None and all(self._retries_when(c, loop) for c in loop.repeats_when):
+        { n = write(...); if (n < 0 && errno == EINTR) continue; return n; }`), or under the
+        negation of a call's result (`f = fopen(candidate[i], "r"); if (!f) continue; ...;
+        break;`: the first candidate that opens, one stream per run of the loop), or at none."""
+        if loop.repeats_when is not None and all(self._retries_when(c, loop, negations=True)
+                                                 for c in loop.repeats_when):
             return True
         return self._retries_when(loop.condition, loop)
 
-    def _retries_when(self, condition: Expr | None, loop: Loop) -> bool:
-        """Whether a condition holds only when a call of the loop failed (see _retries)."""
+    def _retries_when(self, condition: Expr | None, loop: Loop, negations: bool = False) -> bool:
+        """Whether a condition holds only when a call of the loop failed (see _retries); with
+        `negations`, `!f` of a call's result too (frequency.failure_tests)."""
         return frequency.retries_transient(condition) \
-            or self._tests_a_call(frequency.failure_tests(condition, self.constant), loop)
+            or self._tests_a_call(frequency.failure_tests(condition, self.constant, negations), loop)
 
     def _tests_a_call(self, tested: list[Expr], loop: Loop) -> bool:
         """Whether one of these values, tested in the loop's function, is a call, or the
@@ -1760,9 +1764,10 @@ class Iteration:
                   for other in pair if other != branch]
         return any(other.contains(e.span) and self._branches_around(e) == {other} for other in others for e in ending)
 
-    def _branches_around(self, call: Call) -> frozenset[Span]:
-        """The branches of its function a call is in (FileFacts.branches: every if and else,
-        case, `?:` arm and right side of `&&` and `||`, whether or not a guard was kept)."""
+    def _branches_around(self, call: Call | Assignment | Guard) -> frozenset[Span]:
+        """The branches of its function a call (or an assignment, or a guard's code) is in (FileFacts.branches:
+        every if and else, case, `?:` arm and right side of `&&` and `||`, whether or not a
+        guard was kept)."""
         fn = self.function_at(call.span.path, call.function)
         return frozenset(branch for branch in self._branches_from(fn.span, call.span)
                          if branch.contains(call.span)) if fn is not None else frozenset()
@@ -2182,14 +2187,20 @@ class Iteration:
     def runs_once(self, call: Call, loop: Loop | None = None) -> bool:
         """Whether the call is guarded by a flag that stops it after one run: the guarded code
         flips the flag whenever it runs (`if (!seeded) { ...; seeded = 1; }`, `if (first) { ...;
-        first = 0; }`; not `if (dir_sync) { if (fsync(d)) dir_sync = 0; }`, once per failure)
+        first = 0; }`, or code right after it on every path through it, `if (!err) report();
+        err = TRUE;`; not `if (dir_sync) { if (fsync(d)) dir_sync = 0; }`, once per failure)
         or initialises what it tests (`if (!screen) screen = initscr();`), itself or in a
         function of the program it calls that always does (`if (dump_state) output_state();`,
         which sets `dump_state = 0` first: once per request a signal handler makes), or `loop`
         sets it on every iteration and nothing clears it (a latch: `if (!polled) reopen();`
         while each iteration's poll sets `polled = true`).  In a loop, the guard must be inside
-        the loop (a guard around the loop says nothing of its iterations)."""
+        the loop (a guard around the loop says nothing of its iterations).  So does a call in no
+        loop of its function, after an early return on a flag the function then sets
+        (_after_once_return: `if (inited) return; inited = 1; tty = fopen(...);`)."""
         inner = self._innermost(call)
+        if inner is None and any(self._after_once_return(guard, call)
+                                 for guard in self._once_returns.get((call.span.path, call.function), ())):
+            return True
         for guard in self.guards_over(call):
             flag = frequency.once_flag(guard.condition) if not guard.preprocessor else None
             if flag is None or (inner is not None and not inner.span.contains(guard.span)):
@@ -2197,10 +2208,12 @@ class Iteration:
             target, runs_while_set = flag
             key = self.key(target, call.span.path, call.function)
             assignments = self.assignments_to(key)
-            # a callee clears a program-wide flag only: a field (`if (leaf->dirty) save(leaf);`)
-            # may be another object's on every iteration
+            # code after the guard, or a callee, clears a variable only, a callee a program-wide
+            # one: a field (`if (leaf->dirty) save(leaf);`) may be another object's on every
+            # iteration
             if any(self._turns_off(a, runs_while_set) and (
                     guard.span.contains(a.span) and self._on_success(guard, a)
+                    or key is not None and key[0] != "field" and self._follows(guard, a)
                     or key is not None and key[0] == "global" and self._made_by_callee(guard, a))
                    for a in assignments) \
                     and not (inner is not None and self._cleared_in(assignments, guard, inner, runs_while_set)):
@@ -2209,15 +2222,65 @@ class Iteration:
                 return True
         return False
 
+    def _follows(self, guard: Guard, assignment: Assignment) -> bool:
+        """Whether an assignment of a constant comes after the guarded code on every path
+        through it: later in its function, in the same loops and in no branch the guard's `if`
+        is not in (qdbm's `if (!err) report(...); err = TRUE;`; not git's `if (file) { if
+        (!from_stream) read_marks(); } from_stream = from;`, a value the caller passes)."""
+        if self.constant(assignment.value) is None:
+            return False
+        if not (assignment.span.path == guard.span.path and assignment.function == guard.function
+                and guard.span < assignment.span and not guard.span.contains(assignment.span)):
+            return False
+        loops = self._loops_in.get((guard.span.path, guard.function), ())
+        return {loop.id for loop in loops if loop.span.contains(guard.span)} == set(assignment.loops) \
+            and self._branches_around(assignment) <= self._branches_around(guard)
+
+    @cached_property
+    def _once_returns(self) -> dict[tuple[str, str | None], list[Guard]]:
+        """Per function, its early returns (in no loop or branch of their own) on a flag
+        (frequency.once_flag: `if (inited) return;`)."""
+        found = {}
+        for where, guards in self._guards.items():
+            loops = self._loops_in.get(where, ())
+            returns = [g for g in guards if g.leaves and not g.nested and not g.preprocessor
+                       and frequency.once_flag(g.condition) is not None
+                       and not any(loop.span.contains(g.span) for loop in loops)]
+            if returns:
+                found[where] = returns
+        return found
+
+    def _after_once_return(self, guard: Guard, call: Call) -> bool:
+        """Whether a call comes after an early return that its function's first run past it
+        makes taken from then on: the function sets the flag after the return, in no loop and
+        in no branch, to what takes the return (`if (inited) return; inited = 1;`), gives it
+        no value before the return (redis's `c->argv = args(...); if (c->argv == NULL)
+        return;` tests what this call made; `int done = 0;` is cleared at every call, and a
+        `static int done = 0;` reads the same), and no code but a declaration outside any
+        function gives it back the value that passes (kyotocabinet's `if (tran_) return
+        false; ...; tran_ = true;` is undone by end_transaction: a state, not a first run)."""
+        if not guard.span < call.span or guard.span.contains(call.span):
+            return False
+        target, runs_while_set = frequency.once_flag(guard.condition)
+        after = not runs_while_set      # what follows the return runs while the flag is set
+        key = self.key(target, call.span.path, call.function)
+        if key is None:
+            return False
+        given = self.assignments_to(key)
+        mine = [a for a in given if self._in_function_of(a, guard)]
+        return not any(a.span < guard.span for a in mine) \
+            and all(a.function is None or self._turns_off(a, after) for a in given) \
+            and any(guard.span < a.span and not a.loops and not self._branches_around(a) for a in mine)
+
     def _made_by_callee(self, guard: Guard, assignment: Assignment) -> bool:
         """Whether an assignment of a constant (a flag cleared, not an object made, which code
-        elsewhere may drop again) is made, in no loop and under no condition, by a function of
+        elsewhere may drop again) is made, in no loop and in no branch (FileFacts.branches: an
+        `if (asked()) flag = 0;` too, which holds no call and keeps no guard), by a function of
         the program that a call under the guard runs (written there outside any nested branch).
-        An `#if` group is no condition here: it decides what the build holds, not when it runs
+        An `#if` group is no branch here: it decides what the build holds, not when it runs
         (zlib's `if (crc_table_empty) make_crc_table();`, the whole table code under `#ifdef
         DYNAMIC_CRC_TABLE`, as tree-sitter reads every group)."""
-        if assignment.loops or self.constant(assignment.value) is None \
-                or self._run_time_guards(assignment.span, assignment.function):
+        if assignment.loops or self.constant(assignment.value) is None or self._branches_around(assignment):
             return False
         home = (assignment.span.path, assignment.function)
         return any(guard.span.contains(c.span) and not any(
@@ -2264,14 +2327,14 @@ class Iteration:
         return assignment.span.path == loop.span.path and loop.id in assignment.loops
 
     @staticmethod
-    def _in_function_of(assignment: Assignment, loop: Loop) -> bool:
-        """Whether an assignment is in the loop's function, inside the loop or not."""
+    def _in_function_of(assignment: Assignment, loop: Loop | Guard) -> bool:
+        """Whether an assignment is in the loop's (or guard's) function, inside it or not."""
         return assignment.span.path == loop.span.path and assignment.function == loop.function
 
     def _sets_every_iteration(self, assignment: Assignment, loop: Loop) -> bool:
-        """Whether an assignment runs, under no condition of its function, on every iteration
-        of a loop: in the loop itself, or in a function the loop runs once per iteration."""
-        if self._run_time_guards(assignment.span, assignment.function):
+        """Whether an assignment runs, in no branch of its function, on every iteration of a
+        loop: in the loop itself, or in a function the loop runs once per iteration."""
+        if self._branches_around(assignment):
             return False
         if self._in_function_of(assignment, loop):
             return loop.id in assignment.loops

@@ -36,10 +36,11 @@ open, write and close the output needs anyway: 1.01-1.11x CPU against a reused
 within noise on ext4, where creating the file dominates.  Read once, the same
 streams measured 1.19-1.43x: they stay reported.  Nor is a stream of a file that
 differs per iteration and is read through in a loop of its own (`while (fgets(line,
-n, f))`, in the loop's body, in a function of the program handed the stream, or, for a
-global stream, in any function the call runs, however deep: a global `log_in` a helper
-opens and another reads a record at a time): one input parsed per item, whose many reads
-the default buffer serves.
+n, f))`, in the loop's body, in a function of the program handed the stream, also
+through a reader of its own that it hands the stream on to (`while ((line =
+next_line(f)))`), or, for a global stream, in any function the call runs, however deep: a
+global `log_in` a helper opens and another reads a record at a time): one input parsed
+per item, whose many reads the default buffer serves.
 10,000 files read through with fgets or 256-byte freads on tmpfs took 0.95-1.04x
 against a reused buffer of the same 4 KiB for files of 4 and 23 KiB, 1.06-1.16x
 for 1 KiB files (five runs each, alternated).
@@ -78,6 +79,7 @@ from mmaplint.analyzer.expressions import alternatives
 from mmaplint.analyzer.findings import Related
 from mmaplint.analyzer.variation import FILLS, INVARIANT
 from mmaplint.analyzer.program import STREAM_OPENS, Program
+from mmaplint.analyzer.iteration import MAX_CALL_DEPTH
 from mmaplint.analyzer.facts import EVERY_CALL, BINARY, STRING, SUBSCRIPT, UNARY, Scoped, strip
 from mmaplint.analyzer.registry import Hit
 
@@ -200,19 +202,35 @@ def _reads_below(program: Program, call, stream) -> bool:
 
 
 def _reads_in_a_loop(program: Program, call, stream) -> bool:
-    """Whether a function of the program the call hands the stream to reads it in a loop."""
+    """Whether a function of the program the call hands the stream to reads it in a loop: a
+    read there, or a call there that hands it on to a function that reads it (mdadm's
+    `while ((line = conf_line(f)))`, conf_line taking each word from getc)."""
+    return any(inner.loops and _reads(program, inner, param, MAX_CALL_DEPTH)
+               for path, fn, param in _handed(program, call, stream)
+               for inner in program.calls_in(path, fn.qualified))
+
+
+def _reads(program: Program, call, stream, depth: int) -> bool:
+    """Whether a call reads the stream this variable holds: a read of it, or, `depth` calls
+    down at most, a function of the program handed it that reads it."""
+    where = (call.span.path, call.function)
+    if call.callee in READS and any(program.key(arg, *where) == stream for arg in call.args or ()):
+        return True
+    return depth > 0 and any(_reads(program, inner, param, depth - 1)
+                             for path, fn, param in _handed(program, call, stream)
+                             for inner in program.calls_in(path, fn.qualified))
+
+
+def _handed(program: Program, call, stream):
+    """The functions of the program a call hands the stream to, each with the parameter that
+    takes it."""
     where = (call.span.path, call.function)
     for index, arg in enumerate(call.args or ()):
         if program.key(arg, *where) != stream:
             continue
         for path, fn in program.resolve(call):
-            param = ("local", path, fn.qualified, fn.params[index]) if index < len(fn.params) else None
-            if param is not None and any(
-                    read.callee in READS and read.loops
-                    and any(program.key(a, path, fn.qualified) == param for a in read.args or ())
-                    for read in program.calls_in(path, fn.qualified)):
-                return True
-    return False
+            if index < len(fn.params):
+                yield path, fn, ("local", path, fn.qualified, fn.params[index])
 
 
 def _read_once(program: Program, call, stream) -> bool:

@@ -19,7 +19,7 @@ from clang.cindex import Cursor, CursorKind, TranslationUnit, TypeKind
 from ..facts import (BINARY, EVERY_CALL, ClassBases, Template, IDENTIFIER, MEMBER, OTHER, RANGE_ELEMENT, Assignment, Call, Expr, FieldBinding, Function,
                      FrontendOptions, Guard, Loop, Return, Span, TemplateUse, shortened)
 from ..frequency import (ALGORITHMS, CLOCKS, FACTORIES, FLUSHING_MANIPULATORS, PROCESS_ENDS, STREAM_CLASSES, WALKS,
-                         bounds_check, may_bound, may_matter, may_time, orderings, trace_off)
+                         kept_without_call, may_bound, may_matter, may_time)
 from . import clang_native as native
 from .clang_expr import (CallShape, ExprBuilder, added_by_compiler, call_shape, call_under, class_path,
                          dependent_member, is_assignment_operator, look_through, owner_of, struct_name,
@@ -257,9 +257,9 @@ class FactWalker:
         self._params = []
         if cursor._kind_id == _K.CONSTRUCTOR.value:
             self._member_initialisers(native.children(cursor))
-        first_call = len(self.calls)
+        first_call, first_assignment = len(self.calls), len(self.assignments)
         self._walk_children(cursor)
-        self._guards_of_ifs(self.calls[first_call:])
+        self._guards_of_ifs(self.calls[first_call:], self.assignments[first_assignment:])
         self.functions.append(Function(name, self._function, self._span(cursor), frozenset(self._locals),
                                        tuple(self._params), _forwards(native.children(cursor))))
         self._function = None
@@ -627,10 +627,10 @@ class FactWalker:
             self.alternatives.append((self._span(kids[1]), self._span(kids[2])))
         return native.RECURSE
 
-    def _guards_of_ifs(self, calls: list[Call]) -> None:
+    def _guards_of_ifs(self, calls: list[Call], assignments: list[Assignment]) -> None:
         """Guards for the function's ifs with a call in their then-branch: no question is asked
         of the others (building their conditions would cost ctypes calls for nothing), but
-        whether a function bounds its index by a table's size (a leaving bounds check)."""
+        whether one that leaves is kept all the same (frequency.kept_without_call)."""
         starts = sorted((call.span.line, call.span.column) for call in calls)
         outer: list[tuple[int, int]] = []     # the ifs' and switches' extents, when a leaving guard asks
 
@@ -658,11 +658,10 @@ class FactWalker:
             expanded = self._span(condition) == span or _invokes_macro(condition, text)
             built = (self.exprs.build(condition) if may_matter(text) or not has_call or expanded or names_parameter
                      else Expr(OTHER, shortened(text)))
-            # without a call inside: a table accessor's bound, an early return unless tracing,
-            # one on a parameter's value (a caller may pass the value that takes it), or one
-            # until a clock has moved past a stamp (`if (now - last < PERIOD) return;`)
-            if has_call or bounds_check(built) or trace_off(built) or built.names() & set(self._params) \
-                    or (timed and orderings(built)):
+            if has_call or kept_without_call(built, set(self._params), timed, lambda name: any(
+                    a.op == "=" and a.function == self._function and a.target.kind in (IDENTIFIER, MEMBER)
+                    and a.target.op == name
+                    and (a.span.line, a.span.column) > (span.end_line, span.end_column) for a in assignments)):
                 self.guards.append(Guard(built, span, self._function, leaves=leaves,
                                          nested=leaves and nested(statement),
                                          declares=self._offsets(statement) in self._declaring))
@@ -785,9 +784,9 @@ class FactWalker:
         outer = (self._function, self._locals, self._params, self._regions, self._switches, self._ifs, self._cases)
         self._function = f"{outer[0]}.{variable}" if outer[0] is not None else variable
         self._locals, self._params, self._regions, self._switches, self._ifs, self._cases = set(), [], [], [], [], []
-        first_call = len(self.calls)
+        first_call, first_assignment = len(self.calls), len(self.assignments)
         self._walk_children(cursor)
-        self._guards_of_ifs(self.calls[first_call:])
+        self._guards_of_ifs(self.calls[first_call:], self.assignments[first_assignment:])
         self.functions.append(Function(self._function, self._function, self._span(cursor), frozenset(self._locals),
                                        tuple(self._params), _forwards(native.children(cursor))))
         self._function, self._locals, self._params, self._regions, self._switches, self._ifs, self._cases = outer

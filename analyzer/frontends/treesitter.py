@@ -19,8 +19,8 @@ from tree_sitter import Node
 from ..facts import (BINARY, CALL, EVERY_CALL, ClassBases, Template, TemplateUse, IDENTIFIER, INT, MEMBER, OTHER, Assignment, Call, Expr, FieldBinding, FileFacts,
                      FrontendError, Guard, FrontendOptions, Function, Loop, Return, Span, StructFields, TableEntry,
                      shortened)
-from ..frequency import (CLOCKS, PROCESS_ENDS, STREAM_CLASSES, bounds_check, may_bound, may_matter, may_time, orderings,
-                         parameter_guards, relevant_guards, test_build, trace_off, trace_switch)
+from ..frequency import (CLOCKS, PROCESS_ENDS, STREAM_CLASSES, kept_without_call, may_bound, may_matter, may_time,
+                         parameter_guards, relevant_guards, test_build, trace_switch)
 from ..discovery import HEADERS, source_suffix
 from ..suppressions import may_hold_directive
 from .ts_expr import Bindings, Converter, MacroConverter, called_field, unwrap
@@ -993,11 +993,8 @@ class _FileReader:
             elif _leaves(body) and ((timed := may_time(spelled := conv.text(condition))
                                      and self._reads_clock(node.start_byte))
                                     or self._may_rule_out(spelled, node.start_byte)) \
-                    and (bounds_check(built := conv.expr(condition)) or trace_off(built)
-                         or built.names() & self._params_at(node.start_byte) or (timed and orderings(built))):
-                # a table accessor's bound, an early return unless tracing, one on a parameter's
-                # value (a caller may pass the value that takes it: summaries.lift), or one until
-                # a clock has moved past a stamp (`if (now - last < PERIOD) return;`)
+                    and kept_without_call(built := conv.expr(condition), self._params_at(node.start_byte), timed,
+                                          lambda name: self._set_after(name, node)):
                 guards.append(Guard(built, self.span(body), self.function_at(node.start_byte), leaves=True,
                                     nested=_nested(node)))
         # the right of `a && f()` runs only when the left holds (`if (++n % 64 == 0 && fsync(fd))`)
@@ -1037,6 +1034,22 @@ class _FileReader:
     @cached_property
     def _clock_readers(self) -> set[str | None]:
         return {function for _, callee, _, function, *_ in self.pending_calls if callee in CLOCKS}
+
+    def _set_after(self, name: str, statement: Node) -> bool:
+        """Whether the function around a statement assigns a variable or field of this name
+        (`=`) after it."""
+        function = self.function_at(statement.start_byte)
+        return any(start > statement.end_byte for start in self._plain_settings.get((function, name), ()))
+
+    @cached_property
+    def _plain_settings(self) -> dict[tuple[str | None, str], list[int]]:
+        """Where each function assigns (`=`) each variable or field name: (function, name) to
+        the assignments' starting bytes."""
+        found: dict[tuple[str | None, str], list[int]] = {}
+        for key, target, op, _, _, function, _ in self.pending_assignments:
+            if op == "=" and target.kind in (IDENTIFIER, MEMBER):
+                found.setdefault((function, target.op), []).append(key[0])
+        return found
 
     def _may_rule_out(self, condition: str, pos: int) -> bool:
         """A cheap first test, on a leaving guard's text, for the conditions kept without a
