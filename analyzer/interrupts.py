@@ -28,7 +28,10 @@ def exit_code(interrupt: KeyboardInterrupt) -> int:
 # A signal that arrives while a finalizer runs (a subprocess.Popen's __del__, as a finished
 # reproducer's object is dropped) cannot raise there: Python prints an exception raised in
 # __del__ as "Exception ignored" and goes on, and the interrupt would be lost.  It is raised
-# again this long after, from a SIGALRM, once the finalizer is done.
+# again from a SIGALRM, once the finalizer is done: one every this long until it is.  An alarm
+# repeats, rather than being set once per try, because Python runs a handler only between
+# bytecodes: one that arrives as the finalizer's last blocking call returns may run only after
+# the next blocking call (a 5 s wait) unless a later alarm interrupts that call.
 DEFERRAL = 0.01     # seconds
 
 
@@ -41,7 +44,7 @@ def interrupts() -> Iterator[None]:
     def stop(signum, frame):
         if _in_finalizer(frame):
             deferred.append(signum)
-            signal.setitimer(signal.ITIMER_REAL, DEFERRAL)
+            signal.setitimer(signal.ITIMER_REAL, DEFERRAL, DEFERRAL)
             return
         signal.setitimer(signal.ITIMER_REAL, 0)     # a deferred interrupt is this one
         deferred.clear()
