@@ -250,13 +250,46 @@ class Iteration:
     def _held(self, call: Call) -> list[tuple[str, Function]] | None:
         """For a call of a variable of its function (or of a function a lambda is written in),
         the lambda that variable holds (`persist(off, n)` of `auto persist = [&](...) {...}`),
-        or none: a function pointer, not a function so named.  None for any other call."""
-        function, path = call.function, call.span.path
+        or, for a parameter, the functions the function's callers pass for it (_callbacks_for);
+        never a function only named like the variable.  None for any other call."""
+        return self._held_by(call.span.path, call.function, call.callee)
+
+    def _held_by(self, path: str, function: str | None, name: str) -> list[tuple[str, Function]] | None:
+        """What a variable of this name holds, where a function uses it (see _held)."""
         while function:
-            if call.callee in self._locals.get((path, function), ()):
-                return [d for d in self._functions.get(f"{function}.{call.callee}", ()) if d[0] == path]
+            if name in self._locals.get((path, function), ()):
+                return [d for d in self._functions.get(f"{function}.{name}", ()) if d[0] == path] \
+                    or self._callbacks_for(path, function, name)
             function = lambda_home(function)
         return None
+
+    def _callbacks_for(self, path: str, function: str, parameter: str) -> list[tuple[str, Function]]:
+        """The functions of the program that the calls of a function hand it for a parameter
+        it calls (a callback: mblaze's `blaze822_loop(argc, argv, oneline)`, whose loop calls
+        `cb(line)`): a function named there (`oneline`, `&oneline`), or what the caller's
+        own callers pass for a parameter of its that it hands on."""
+        key = (path, function, parameter)
+        known = self._callbacks.get(key)
+        if known is not None:
+            return known
+        self._callbacks[key] = []       # while worked out: a cycle of callers hands on nothing
+        fn = self.function_at(path, function)
+        found: dict[tuple[str, Function], None] = {}
+        if fn is not None and parameter in fn.params:
+            index = fn.params.index(parameter)
+            for call in self._calls_by_callee.get(fn.name, ()):
+                passed = _designated(call.arg(index))
+                if passed is None or call.via_field or (path, fn) not in self.resolve(call):
+                    continue
+                handed = self._held_by(call.span.path, call.function, passed.op)
+                found.update(dict.fromkeys(
+                    handed if handed is not None else self._direct(passed.op, call.span.path)))
+        self._callbacks[key] = list(found)
+        return self._callbacks[key]
+
+    @cached_property
+    def _callbacks(self) -> dict[tuple[str, str, str], list[tuple[str, Function]]]:
+        return {}
 
     def _direct(self, callee: str, path: str) -> list[tuple[str, Function]]:
         """The definitions a plain call of `callee` in `path` runs (see resolve); a call in a C
