@@ -249,46 +249,48 @@ class Iteration:
 
     def _held(self, call: Call) -> list[tuple[str, Function]] | None:
         """For a call of a variable of its function (or of a function a lambda is written in),
-        the lambda that variable holds (`persist(off, n)` of `auto persist = [&](...) {...}`),
-        or, for a parameter, the functions the function's callers pass for it (_callbacks_for);
-        never a function only named like the variable.  None for any other call."""
+        what the variable holds (_functions_held); never a function only named like the
+        variable.  None for any other call."""
         return self._held_by(call.span.path, call.function, call.callee)
 
     def _held_by(self, path: str, function: str | None, name: str) -> list[tuple[str, Function]] | None:
         """What a variable of this name holds, where a function uses it (see _held)."""
         while function:
             if name in self._locals.get((path, function), ()):
-                return [d for d in self._functions.get(f"{function}.{name}", ()) if d[0] == path] \
-                    or self._callbacks_for(path, function, name)
+                return self._functions_held(path, function, name)
             function = lambda_home(function)
         return None
 
-    def _callbacks_for(self, path: str, function: str, parameter: str) -> list[tuple[str, Function]]:
-        """The functions of the program that the calls of a function hand it for a parameter
-        it calls (a callback: mblaze's `blaze822_loop(argc, argv, oneline)`, whose loop calls
-        `cb(line)`): a function named there (`oneline`, `&oneline`), or what the caller's
-        own callers pass for a parameter of its that it hands on."""
-        key = (path, function, parameter)
-        known = self._callbacks.get(key)
+    def _functions_held(self, path: str, function: str, name: str) -> list[tuple[str, Function]]:
+        """The functions of the program a variable of a function holds: the lambda it is given
+        (`auto persist = [&](...) {...}`, a function of its own), the functions its assignments
+        name (`cb = need_thr ? collect : oneline`), and, for a parameter, those the function's
+        callers pass for it (a callback: mblaze's `blaze822_loop(argc, argv, cb)`, whose loop
+        calls `cb(line)`), named there (`oneline`, `&oneline`) or held by what they pass."""
+        key = (path, function, name)
+        known = self._held_functions.get(key)
         if known is not None:
             return known
-        self._callbacks[key] = []       # while worked out: a cycle of callers hands on nothing
-        fn = self.function_at(path, function)
-        found: dict[tuple[str, Function], None] = {}
-        if fn is not None and parameter in fn.params:
-            index = fn.params.index(parameter)
-            for call in self._calls_by_callee.get(fn.name, ()):
-                passed = _designated(call.arg(index))
-                if passed is None or call.via_field or (path, fn) not in self.resolve(call):
-                    continue
-                handed = self._held_by(call.span.path, call.function, passed.op)
-                found.update(dict.fromkeys(
-                    handed if handed is not None else self._direct(passed.op, call.span.path)))
-        self._callbacks[key] = list(found)
-        return self._callbacks[key]
+        self._held_functions[key] = []      # while worked out: a cycle of callers hands on nothing
+        found = dict.fromkeys(d for d in self._functions.get(f"{function}.{name}", ()) if d[0] == path)
+        if not found:
+            given = [(a.span.path, a.function, value) for a in self.assignments_to(("local", path, function, name))
+                     if a.op == "=" for value in alternatives(a.value)]
+            fn = self.function_at(path, function)
+            if fn is not None and name in fn.params:
+                index = fn.params.index(name)
+                given += [(call.span.path, call.function, call.arg(index))
+                          for call in self._calls_by_callee.get(fn.name, ())
+                          if not call.via_field and (path, fn) in self.resolve(call)]
+            for where, caller, value in given:
+                if (designated := _designated(value)) is not None:
+                    held = self._held_by(where, caller, designated.op)
+                    found.update(dict.fromkeys(held if held is not None else self._direct(designated.op, where)))
+        self._held_functions[key] = list(found)
+        return self._held_functions[key]
 
     @cached_property
-    def _callbacks(self) -> dict[tuple[str, str, str], list[tuple[str, Function]]]:
+    def _held_functions(self) -> dict[tuple[str, str, str], list[tuple[str, Function]]]:
         return {}
 
     def _direct(self, callee: str, path: str) -> list[tuple[str, Function]]:
