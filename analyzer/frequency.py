@@ -158,7 +158,8 @@ def relevant_guards(guards: list[Guard], calls: list[Call], assignments: list[As
                     functions: list[Function] = ()) -> tuple[Guard, ...]:
     """Of the guards with a call inside (the frontends make no others: building conditions
     nobody asks about costs), those worth keeping as facts: the ones that leave the loop or
-    the function, whose condition can batch or switch on a trace, or that may run once (a
+    the function, whose condition can batch or switch on a trace, the groups of a test build
+    (Iteration._in_test_build), or that may run once (a
     flag the file assigns: the guarded code may turn it off, or the loop set it as a latch),
     those that set a flag (the loop's condition may end on it: `err = true;`, or `err = TRUE;`
     and `rc = SQLITE_NOMEM;` with a name no variable of the function has, a macro or an
@@ -199,7 +200,7 @@ def relevant_guards(guards: list[Guard], calls: list[Call], assignments: list[As
     return tuple(guard for guard in guards
                  if encloses(guard.span, stops) or encloses(guard.span, flag_settings)
                  or guard.leaves or may_batch(guard.condition) or trace_switch(guard.condition)
-                 or terminal_only(guard.condition)
+                 or guard.preprocessor and test_build(guard.condition) or terminal_only(guard.condition)
                  or may_run_once(guard) or sets_what_it_reads(guard))
 
 

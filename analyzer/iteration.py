@@ -2108,6 +2108,8 @@ class Iteration:
         chain, operation = call.via[:-1], call.operation
         if chain and every_iteration and self.depth(chain) > MAX_CALL_DEPTH:
             return None
+        if any(self._in_test_build(c) for c in (site, *call.via[1:])):
+            return None
         for level, deeper in enumerate(call.via[1:], 1):
             if self._in_own_loop(deeper, skip) or self.ends_process(deeper.span.path, deeper.function) \
                     or self._on_way_out(deeper) or self._gives_up(deeper) or (skip_batches and self.batched(deeper)) \
@@ -2117,6 +2119,14 @@ class Iteration:
                 or self.runs_in_another_program(loop.span.path, call.via):
             return None
         return HotPath(loop, chain, operation if chain else None)
+
+    def _in_test_build(self, call: Call) -> bool:
+        """Whether a call is in a preprocessor group that only a test build compiles
+        (frequency.test_build: `#ifdef TEST`, `#if defined(SQLITE_TEST)`): not the program the
+        ordinary build makes, which clang, given the ordinary build's flags, does not see.  A
+        profiling or debugging build's groups stay: what they cost is what that build measures
+        (sqlite's VDBE_PROFILE reopens its log at every statement reset)."""
+        return any(guard.preprocessor and frequency.test_build(guard.condition) for guard in self.guards_over(call))
 
     def _ruled_out(self, via: tuple[Call, ...], level: int) -> bool:
         """Whether what the calls on the way pass rules out a call: a guard around it that is
