@@ -1290,14 +1290,19 @@ class Iteration:
 
     @cached_property
     def _clocked_returns(self) -> dict[tuple[str, str | None], list[Guard]]:
-        """Per function, its early returns (in no loop or branch of their own) taken until a
-        clock has moved past the stamp the function sets after them (_clocked): what follows
-        one runs only when its condition does not hold, once per interval."""
+        """Per function, its early returns taken until a clock has moved past the stamp the
+        function sets after them (_clocked): what follows one runs only when its condition
+        does not hold, once per interval."""
+        return self._early_returns(lambda guard: self._clocked(guard, after=True))
+
+    def _early_returns(self, kept: Callable[[Guard], bool]) -> dict[tuple[str, str | None], list[Guard]]:
+        """Per function, its early returns (in no loop or branch of their own) that `kept`
+        accepts."""
         found = {}
         for where, guards in self._guards.items():
             loops = self._loops_in.get(where, ())
             returns = [g for g in guards if g.leaves and not g.nested and not g.preprocessor
-                       and not any(loop.span.contains(g.span) for loop in loops) and self._clocked(g, after=True)]
+                       and not any(loop.span.contains(g.span) for loop in loops) and kept(g)]
             if returns:
                 found[where] = returns
         return found
@@ -1800,9 +1805,9 @@ class Iteration:
         return any(other.contains(e.span) and self._branches_around(e) == {other} for other in others for e in ending)
 
     def _branches_around(self, call: Call | Assignment | Guard) -> frozenset[Span]:
-        """The branches of its function a call (or an assignment, or a guard's code) is in (FileFacts.branches:
-        every if and else, case, `?:` arm and right side of `&&` and `||`, whether or not a
-        guard was kept)."""
+        """The branches of its function a call (or an assignment, or a guard's code) is in
+        (FileFacts.branches: every if and else, case, `?:` arm and right side of `&&` and `||`,
+        whether or not a guard was kept)."""
         fn = self.function_at(call.span.path, call.function)
         return frozenset(branch for branch in self._branches_from(fn.span, call.span)
                          if branch.contains(call.span)) if fn is not None else frozenset()
@@ -2283,17 +2288,9 @@ class Iteration:
 
     @cached_property
     def _once_returns(self) -> dict[tuple[str, str | None], list[Guard]]:
-        """Per function, its early returns (in no loop or branch of their own) on a flag
-        (frequency.once_flag: `if (inited) return;`)."""
-        found = {}
-        for where, guards in self._guards.items():
-            loops = self._loops_in.get(where, ())
-            returns = [g for g in guards if g.leaves and not g.nested and not g.preprocessor
-                       and frequency.once_flag(g.condition) is not None
-                       and not any(loop.span.contains(g.span) for loop in loops)]
-            if returns:
-                found[where] = returns
-        return found
+        """Per function, its early returns on a flag (frequency.once_flag: `if (inited)
+        return;`)."""
+        return self._early_returns(lambda guard: frequency.once_flag(guard.condition) is not None)
 
     def _after_once_return(self, guard: Guard, call: Call) -> bool:
         """Whether a call comes after an early return that its function's first run past it
