@@ -152,12 +152,17 @@ class HotPath:
         scanning shows)."""
         items = [Related(self.loop.span, f"this {self.loop.kind} loop repeats it")]
         for depth, call in enumerate(self.chain):
+            held = _held(call, (self.chain[depth + 1] if depth + 1 < len(self.chain) else self.operation).function)
             if depth == 0 and self.operation is not None:
-                if call.via_field:      # the finding's own place: say how its call was followed
+                # the finding's own place: say how its call was followed
+                if call.via_field:
                     items.append(Related(call.span, f"{call.callee}() runs{_resolved(call)}"))
+                elif held:
+                    items.append(Related(call.span, f"{call.callee}() runs {held}() here"))
                 continue
             how = "called here on every iteration" if depth == 0 else "which calls it here"
-            items.append(Related(call.span, f"{call.callee}() {how}{_resolved(call)}"))
+            ran = f", running {held}()" if held else ""
+            items.append(Related(call.span, f"{call.callee}() {how}{_resolved(call)}{ran}"))
         if self.operation is not None:
             items.append(Related(self.operation.span, f"{self.operation.callee}() is made here"))
         return tuple(items)
@@ -170,6 +175,14 @@ def _resolved(call: Call) -> str:
     if call.field_of is not None:
         return f" (through the {call.callee} field of {call.field_of})"
     return "" if call.target is not None else f" (any function stored in a field named {call.callee})"
+
+
+def _held(call: Call, ran: str | None) -> str:
+    """The function a call of a variable (a callback parameter, a function pointer) ran, when
+    it is named otherwise (`cb(line)` running print_name); "" for any other call."""
+    if call.via_field or ran is None or ran.rsplit("::", 1)[-1].rsplit(".", 1)[-1] == call.callee:
+        return ""
+    return ran
 
 
 def _designated(expr: Expr | None) -> Expr | None:
