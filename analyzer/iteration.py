@@ -152,7 +152,7 @@ class HotPath:
         scanning shows)."""
         items = [Related(self.loop.span, f"this {self.loop.kind} loop repeats it")]
         for depth, call in enumerate(self.chain):
-            held = _held(call, (self.chain[depth + 1] if depth + 1 < len(self.chain) else self.operation).function)
+            held = _ran_by_variable(call, (self.chain[depth + 1] if depth + 1 < len(self.chain) else self.operation).function)
             if depth == 0 and self.operation is not None:
                 # the finding's own place: say how its call was followed
                 if call.via_field:
@@ -177,7 +177,7 @@ def _resolved(call: Call) -> str:
     return "" if call.target is not None else f" (any function stored in a field named {call.callee})"
 
 
-def _held(call: Call, ran: str | None) -> str:
+def _ran_by_variable(call: Call, ran: str | None) -> str:
     """The function a call of a variable (a callback parameter, a function pointer) ran, when
     it is named otherwise (`cb(line)` running print_name); "" for any other call."""
     if call.via_field or ran is None or ran.rsplit("::", 1)[-1].rsplit(".", 1)[-1] == call.callee:
@@ -292,6 +292,8 @@ class Iteration:
             fn = self.function_at(path, function)
             if fn is not None and name in fn.params:
                 index = fn.params.index(name)
+                # the calls as written, resolved here: not callers_of (nor _passed_for, which
+                # asks it), whose index is built by resolving every call, this one included
                 given += [(call.span.path, call.function, call.arg(index))
                           for call in self._calls_by_callee.get(fn.name, ())
                           if not call.via_field and (path, fn) in self.resolve(call)]

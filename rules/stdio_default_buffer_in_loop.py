@@ -206,8 +206,7 @@ def _reads_in_a_loop(program: Program, call, stream) -> bool:
     read there, or a call there that hands it on to a function that reads it (mdadm's
     `while ((line = conf_line(f)))`, conf_line taking each word from getc)."""
     return any(inner.loops and _reads(program, inner, param, MAX_CALL_DEPTH)
-               for path, fn, param in _handed(program, call, stream)
-               for inner in program.calls_in(path, fn.qualified))
+               for inner, param in _calls_handed(program, call, stream))
 
 
 def _reads(program: Program, call, stream, depth: int) -> bool:
@@ -217,20 +216,21 @@ def _reads(program: Program, call, stream, depth: int) -> bool:
     if call.callee in READS and any(program.key(arg, *where) == stream for arg in call.args or ()):
         return True
     return depth > 0 and any(_reads(program, inner, param, depth - 1)
-                             for path, fn, param in _handed(program, call, stream)
-                             for inner in program.calls_in(path, fn.qualified))
+                             for inner, param in _calls_handed(program, call, stream))
 
 
-def _handed(program: Program, call, stream):
-    """The functions of the program a call hands the stream to, each with the parameter that
-    takes it."""
+def _calls_handed(program: Program, call, stream):
+    """The calls made in the functions of the program that a call hands the stream to, each
+    with the parameter that takes the stream there."""
     where = (call.span.path, call.function)
     for index, arg in enumerate(call.args or ()):
         if program.key(arg, *where) != stream:
             continue
         for path, fn in program.resolve(call):
             if index < len(fn.params):
-                yield path, fn, ("local", path, fn.qualified, fn.params[index])
+                param = ("local", path, fn.qualified, fn.params[index])
+                for inner in program.calls_in(path, fn.qualified):
+                    yield inner, param
 
 
 def _read_once(program: Program, call, stream) -> bool:
