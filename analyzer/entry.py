@@ -8,10 +8,12 @@ import os
 import sys
 from typing import NoReturn
 
+from . import lifetime
 from .interrupts import exit_code, interrupts
 
 
 def main() -> NoReturn:
+    lifetime.run_ends_process()
     try:
         with interrupts():
             from .cli import main as run

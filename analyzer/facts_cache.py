@@ -15,7 +15,8 @@ name their file: paths are normalised, so `./a.c` is `a.c`), under one set of pa
 new version replaces its old entry and the cache stays as large as the project.
 
 An entry holds a digest of the file's content and of the headers clang read with it (size and
-mtime, then content when those differ), and the facts.  It is written to a temporary file
+mtime, then content when those differ), and the facts as encode() made them in the worker
+that parsed the file (decoded only when the rest says they are current).  It is written to a temporary file
 and renamed into place, so that a concurrent run reads the old entry or the
 new one, never half of one; it starts with a digest of the rest, so a truncated or corrupt
 entry is a miss (the file is parsed again), never trusted.  Entries are unpickled with only
@@ -168,18 +169,19 @@ class FactsCache:
     def facts(self, files: list[str], keys: list[tuple], parse, keep, max_size: int) -> list:
         """Every file's facts (or error): from the cache where it holds them under the file's
         parse key, the rest from `parse(indices, arrived)`, which hands each result to
-        arrived(position in indices, result) as it comes: those `keep(index, facts)` accepts
-        are stored then, while the other files are still being parsed."""
+        arrived(position in indices, result, encoded) as it comes (encoded: the facts as
+        encode() made them, when it has them so): those `keep(index, facts)` accepts are
+        stored then, while the other files are still being parsed."""
         sources = [_read(path, max_size) for path in files]
         results = [None if source is None else self._load(path, source, key)
                    for path, source, key in zip(files, sources, keys)]
         todo = [index for index, found in enumerate(results) if found is None]
 
-        def arrived(position: int, result) -> None:
+        def arrived(position: int, result, encoded: bytes | None) -> None:
             index = todo[position]
             if isinstance(result, FileFacts) and keep(index, result) and sources[index] is not None \
                     and _read(files[index], max_size) == sources[index]:   # not changed meanwhile
-                self._store(files[index], sources[index], keys[index], result)
+                self._store(files[index], sources[index], keys[index], result, encoded or encode(result))
         for index, result in zip(todo, parse(todo, arrived)):
             results[index] = result
         if self.hits and not self._prepared:
@@ -193,9 +195,12 @@ class FactsCache:
     def _load(self, path: str, source: bytes, key: tuple) -> FileFacts | None:
         try:
             with open(self._entry(path, key), "rb") as stream:
-                facts, content, dependencies = decode(stream.read())
-            fresh = isinstance(facts, FileFacts) and facts.path == path and content == _hash(source) and \
-                all(isinstance(d, Dependency) and d.unchanged() for d in dependencies)
+                encoded, content, dependencies = decode(stream.read())
+            # the facts are decoded only once the entry is known to be of this source
+            fresh = content == _hash(source) and all(isinstance(d, Dependency) and d.unchanged()
+                                                     for d in dependencies)
+            facts = decode(encoded) if fresh else None
+            fresh = isinstance(facts, FileFacts) and facts.path == path
         except (OSError, Damaged, TypeError, ValueError):
             fresh = False       # no entry, or one not to trust: the file is parsed again
         if fresh:
@@ -204,8 +209,9 @@ class FactsCache:
         self.misses += 1
         return None
 
-    def _store(self, path: str, source: bytes, key: tuple, facts: FileFacts) -> None:
-        """A cache that cannot be written is skipped (the run does not depend on it)."""
+    def _store(self, path: str, source: bytes, key: tuple, facts: FileFacts, encoded: bytes) -> None:
+        """A file's facts, and the same encoded, kept as they are; a cache that cannot be
+        written is skipped (the run does not depend on it)."""
         read = tuple(d for d in map(Dependency.of, facts.includes) if d is not None)
         if len(read) != len(facts.includes):
             return              # a header gone already: nothing to tell a later change by
@@ -217,7 +223,7 @@ class FactsCache:
                 handle, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), prefix=".tmp-")
                 try:
                     with os.fdopen(handle, "wb") as stream:
-                        stream.write(encode((facts, _hash(source), read)))
+                        stream.write(encode((encoded, _hash(source), read)))
                     os.replace(temporary, entry)
                 except BaseException:
                     os.unlink(temporary)

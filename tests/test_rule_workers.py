@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mmaplint.analyzer import rule_workers
+from mmaplint.analyzer import engine, rule_workers
 from mmaplint.analyzer.engine import Settings, analyze, parse_file, select_rules
 from mmaplint.analyzer.facts import EVERY_CALL
 from mmaplint.analyzer.program import Program
@@ -26,7 +26,7 @@ def pools(monkeypatch) -> list:
 
     class Counted(rule_workers.workers.Pool):
         def __init__(self, function, jobs, budget):
-            if function is not parse_file:
+            if function is not engine._parse_encoded:
                 started.append(jobs)
             super().__init__(function, jobs, budget)
     monkeypatch.setattr(rule_workers.workers, "Pool", Counted)
