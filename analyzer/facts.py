@@ -336,6 +336,9 @@ class StatementNames:
 
     readers: dict[str, tuple[int, ...]]
     writers: dict[str, tuple[int, ...]]
+    # (function, name) of each variable whose address a statement takes (`&x`, casts looked
+    # through): provenance.Definitions takes such a variable whole.  None: not worked out
+    addressed: frozenset[tuple[str | None, str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -670,8 +670,20 @@ def statement_names(facts: FileFacts, before: FileFacts | None = None) -> Statem
     for position, call in enumerate(facts.calls, first):
         if position not in shared:
             index(position, [*(call.args or ()), call.receiver], call.span, readers, writers)
+    # a file made anew leaves its variables to Definitions, which asks only where it must
     return StatementNames({name: tuple(sorted(found)) for name, found in readers.items()},
-                          {name: tuple(sorted(found)) for name, found in writers.items()})
+                          {name: tuple(sorted(found)) for name, found in writers.items()},
+                          _addressed(facts) if before is None else None)
+
+
+def _addressed(facts: FileFacts) -> frozenset[tuple[str | None, str]]:
+    """The variables whose address a statement of the file takes, with their functions."""
+    exprs = [(a.function, e) for a in facts.assignments for e in (a.target, a.value) if e is not None]
+    exprs += [(r.function, r.value) for r in facts.returns]
+    exprs += [(call.function, arg) for call in facts.calls for arg in call.args or ()]
+    return frozenset((function, name.op) for function, expr in exprs for node in expr.walk()
+                     if node.kind == UNARY and node.op == "&" and node.children
+                     and (name := strip(node.children[0])) is not None and name.kind == IDENTIFIER)
 
 
 def _carried(before: FileFacts, facts: FileFacts, readers: dict[str, list[int]],
@@ -744,17 +756,12 @@ class Definitions:
             return
         self._read.add(path)
         facts, program = self.program.files[path], self.program
-        addressed: set[tuple] = set()     # (path, function, name) of each local whose address is taken
+        # the locals whose address is taken: as the worker that parsed the file found them,
+        # unless the file was made anew since (header macros expanded)
+        known = facts.names.addressed if facts.names is not None else None
+        addressed = known if known is not None else _addressed(facts)
         for loop in facts.loops:
             self._loops[(facts.path, loop.function)].append(loop)
-        exprs = [(a.function, e) for a in facts.assignments for e in (a.target, a.value) if e is not None]
-        exprs += [(r.function, r.value) for r in facts.returns]
-        exprs += [(call.function, arg) for call in facts.calls for arg in call.args or ()]
-        for function, expr in exprs:
-            for node in expr.walk():
-                if node.kind == UNARY and node.op == "&" and node.children \
-                        and (name := strip(node.children[0])) is not None and name.kind == IDENTIFIER:
-                    addressed.add((facts.path, function, name.op))
         kinds = {loop.id: loop.kind for loop in facts.loops}
         regions = sorted([*facts.branches, *(loop.span for loop in facts.loops)],
                          key=lambda r: (r.line, r.column, -r.end_line, -r.end_column))
@@ -770,7 +777,7 @@ class Definitions:
                 target = strip(a.target)
                 key = program.key(target, a.span.path, a.function)
                 if (target.kind == IDENTIFIER and key is not None and key[0] == "local"
-                        and (a.span.path, a.function, target.op) not in addressed):
+                        and (a.function, target.op) not in addressed):
                     self._defs[key].append(a)
                     self._tracked.add(id(a))
                     keys.add(key)
