@@ -212,7 +212,8 @@ def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], a
                 frontend = "clang" if settings.frontend == "clang" else "tree-sitter"
                 outcome = FileError(files[index], f"{_failure(outcome, frontend, 'parse')}; skipped")
             elif clang_failure is not None and isinstance(outcome, FileFacts):
-                outcome, encoded = replace(outcome, reason=f"tree-sitter: {_failure(clang_failure, 'clang', 'clang')}"), None
+                outcome = replace(outcome, reason=f"tree-sitter: {_failure(clang_failure, 'clang', 'clang')}")
+                encoded = None      # no longer these facts
             results[index] = outcome
             done(index, outcome, encoded)
     return results

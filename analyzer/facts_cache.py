@@ -16,8 +16,8 @@ new version replaces its old entry and the cache stays as large as the project.
 
 An entry holds a digest of the file's content and of the headers clang read with it (size and
 mtime, then content when those differ), and the facts as encode() made them in the worker
-that parsed the file (decoded only when the rest says they are current).  It is written to a temporary file
-and renamed into place, so that a concurrent run reads the old entry or the
+that parsed the file (decoded only when the rest says they are current).  It is written to
+a temporary file and renamed into place, so that a concurrent run reads the old entry or the
 new one, never half of one; it starts with a digest of the rest, so a truncated or corrupt
 entry is a miss (the file is parsed again), never trusted.  Entries are unpickled with only
 the fact model's classes allowed: a planted file cannot run code.

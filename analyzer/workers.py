@@ -164,10 +164,11 @@ class Pool:
             else:
                 continue
             self._busy.remove(worker)
-            worker.task = None
-            if outcome is not None or sent[:1] == _FAILED:
+            failed = outcome is not None or sent[:1] == _FAILED
+            if failed:
                 worker.stop()           # replaced by a fresh one when there is work for it
-            else:
+            worker.task = None
+            if not failed:
                 # the worker has its next task before its result is unpickled here, which it
                 # would otherwise wait for (git's facts: 0.5 s of unpickling, now beside parses)
                 self._idle.append(worker)
