@@ -181,9 +181,10 @@ def job_count(requested: int | None, files: int) -> int:
 
 
 def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], args: list,
-                done=lambda index, result, encoded: None) -> list:
+                done=lambda index, result, encoded: None, meanwhile: Iterator[None] = iter(())) -> list:
     """Every file's facts, handing each to done(index, result, encoded) as it comes (progress,
-    the facts cache; encoded: the facts as the worker encoded them, None if changed since).
+    the facts cache; encoded: the facts as the worker encoded them, None if changed since),
+    with the steps of `meanwhile` taken while the workers parse (workers.Pool.completed).
     Each file is parsed in a worker process (workers.py) under the settings' time and memory
     budget: a file over it, or one that kills its worker (libclang overflowing its stack on
     absurdly deep expressions), costs that file, not the run.  Where
@@ -199,7 +200,7 @@ def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], a
         given = dict(settings.given)
         for index in sorted(range(len(files)), key=lambda i: -_size(files[i], given)):
             pool.submit(index, (files[index], settings, callees, args[index]))
-        for index, outcome in pool.completed():
+        for index, outcome in pool.completed(meanwhile):
             encoded = outcome if isinstance(outcome, bytes) else None
             if encoded is not None:
                 outcome = decode(encoded)
@@ -323,14 +324,17 @@ def _facts(files: list[str], settings: Settings, callees: frozenset[str], args: 
     """Every file's facts or error: the facts cache's where it holds them (looked up before
     any file is scheduled), the rest parsed (each stored in it as it comes)."""
     with progress.step("parsing", len(files)) as step:
-        def parse(indices, arrived=lambda position, result, encoded: None) -> list:
-            step.advance(len(files) - len(indices))        # the ones the cache had
-
+        def parse(indices, arrived=lambda position, result, encoded: None, meanwhile=()) -> list:
             def done(position: int, result, encoded: bytes | None) -> None:
                 step.advance()
                 arrived(position, result, encoded)
+
+            def loaded() -> Iterator[None]:     # a file of the cache's, each step
+                for _ in meanwhile:
+                    step.advance()
+                    yield
             return _parse_many([files[i] for i in indices], settings, callees,
-                               [args[i] for i in indices], done)
+                               [args[i] for i in indices], done, loaded())
         if cache is None:
             return parse(range(len(files)))
         include_dirs = tuple(os.path.abspath(d) for d in settings.include_dirs)

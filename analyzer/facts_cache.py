@@ -34,6 +34,7 @@ import tempfile
 import time
 from dataclasses import dataclass, is_dataclass, replace
 from pathlib import Path
+from typing import Iterator
 
 from mmaplint import __version__
 
@@ -150,9 +151,18 @@ def encode(value) -> bytes:
 
 def decode(data: bytes):
     """What encode wrote; Damaged when the bytes are not that."""
+    return _unpickled(_body(data))
+
+
+def _body(data: bytes) -> bytes:
+    """What encode pickled, its digest checked; Damaged when the bytes are not whole."""
     digest, body = data[len(MAGIC):len(MAGIC) + _DIGEST], data[len(MAGIC) + _DIGEST:]
     if not data.startswith(MAGIC) or digest.hex() != _hash(body):
         raise Damaged("not mmaplint facts, or truncated or corrupt")
+    return body
+
+
+def _unpickled(body: bytes):
     try:
         return _Unpickler(io.BytesIO(body)).load()
     except Exception as exc:   # noqa: BLE001 - whatever damaged bytes raise
@@ -168,22 +178,43 @@ class FactsCache:
 
     def facts(self, files: list[str], keys: list[tuple], parse, keep, max_size: int) -> list:
         """Every file's facts (or error): from the cache where it holds them under the file's
-        parse key, the rest from `parse(indices, arrived)`, which hands each result to
-        arrived(position in indices, result, encoded) as it comes (encoded: the facts as
-        encode() made them, when it has them so): those `keep(index, facts)` accepts are
-        stored then, while the other files are still being parsed."""
+        parse key, the rest from `parse(indices, arrived, meanwhile)`, which hands each
+        result to arrived(position in indices, result, encoded) as it comes (encoded: the
+        facts as encode() made them, when it has them so): those `keep(index, facts)` accepts
+        are stored then.  The entries found current are unpickled in the steps of `meanwhile`
+        (one file each), which the parse takes while its workers parse the others: a hook's
+        one changed file is parsed while the rest of the program loads."""
         sources = [_read(path, max_size) for path in files]
-        results = [None if source is None else self._load(path, source, key)
-                   for path, source, key in zip(files, sources, keys)]
-        todo = [index for index, found in enumerate(results) if found is None]
+        held = [None if source is None else self._held(path, source, key)
+                for path, source, key in zip(files, sources, keys)]
+        results: list = [None] * len(files)
+        todo = [index for index, body in enumerate(held) if body is None]
+        unreadable: list[int] = []      # entries whose digests hold but that are no facts of their file
 
-        def arrived(position: int, result, encoded: bytes | None) -> None:
-            index = todo[position]
-            if isinstance(result, FileFacts) and keep(index, result) and sources[index] is not None \
-                    and _read(files[index], max_size) == sources[index]:   # not changed meanwhile
-                self._store(files[index], sources[index], keys[index], result, encoded or encode(result))
-        for index, result in zip(todo, parse(todo, arrived)):
-            results[index] = result
+        def unpickled() -> Iterator[None]:
+            for index, body in enumerate(held):
+                if body is not None:
+                    held[index] = None      # its bytes go as its facts come
+                    results[index] = self._unpickled(files[index], body)
+                    if results[index] is None:
+                        unreadable.append(index)
+                    else:
+                        yield
+
+        def parsed(indices: list[int], meanwhile: Iterator[None] = iter(())) -> None:
+            def arrived(position: int, result, encoded: bytes | None) -> None:
+                index = indices[position]
+                if isinstance(result, FileFacts) and keep(index, result) and sources[index] is not None \
+                        and _read(files[index], max_size) == sources[index]:   # not changed meanwhile
+                    self._store(files[index], sources[index], keys[index], result, encoded or encode(result))
+            for index, result in zip(indices, parse(indices, arrived, meanwhile)):
+                results[index] = result
+        loading = unpickled()
+        parsed(todo, loading)
+        for _ in loading:       # what the parse left
+            pass
+        if unreadable:          # planted ones, say: parsed too
+            parsed(unreadable)
         if self.hits and not self._prepared:
             self._mark_used()
         return results
@@ -192,18 +223,26 @@ class FactsCache:
         name = _hash(os.path.abspath(path), path, *map(repr, key))
         return os.path.join(self.directory, self.build, name[:2], name)
 
-    def _load(self, path: str, source: bytes, key: tuple) -> FileFacts | None:
+    def _held(self, path: str, source: bytes, key: tuple) -> bytes | None:
+        """The pickled facts of the file's entry when it is of this source (and its headers),
+        whole; None (a miss) when there is no such entry."""
         try:
             with open(self._entry(path, key), "rb") as stream:
                 encoded, content, dependencies = decode(stream.read())
-            # the facts are decoded only once the entry is known to be of this source
-            fresh = content == _hash(source) and all(isinstance(d, Dependency) and d.unchanged()
-                                                     for d in dependencies)
-            facts = decode(encoded) if fresh else None
-            fresh = isinstance(facts, FileFacts) and facts.path == path
+            if content == _hash(source) and all(isinstance(d, Dependency) and d.unchanged() for d in dependencies):
+                return _body(encoded)
         except (OSError, Damaged, TypeError, ValueError):
-            fresh = False       # no entry, or one not to trust: the file is parsed again
-        if fresh:
+            pass                # no entry, or one not to trust: the file is parsed again
+        self.misses += 1
+        return None
+
+    def _unpickled(self, path: str, body: bytes) -> FileFacts | None:
+        """The facts a current entry holds; None (a miss) when they are not the file's."""
+        try:
+            facts = _unpickled(body)
+        except Damaged:
+            facts = None
+        if isinstance(facts, FileFacts) and facts.path == path:
             self.hits += 1
             return replace(facts, reason=f"{facts.reason} (cached)")
         self.misses += 1

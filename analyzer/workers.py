@@ -31,6 +31,7 @@ POLL = 0.1                  # seconds between two looks at the busy workers' mem
 _PR_SET_PDEATHSIG = 1
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _DONE, _FAILED = b"d", b"f"     # how a worker's answer begins (_serve)
+_END = object()                 # no step left (Pool.completed)
 
 
 @dataclass(frozen=True)
@@ -126,9 +127,17 @@ class Pool:
     def submit(self, key: Any, args: tuple) -> None:
         self._queue.append((key, args))
 
-    def completed(self) -> Iterator[tuple[Any, Any]]:
+    def completed(self, meanwhile: Iterator[Any] = iter(())) -> Iterator[tuple[Any, Any]]:
+        """(key, result or Failure) of each task as it finishes.  `meanwhile`: the caller's own
+        work in steps, one taken each time no worker has an answer ready; what is left of it
+        when the tasks are done is the caller's to finish."""
+        steps: Iterator[Any] | None = meanwhile
         while self._queue or self._busy:
             self._start()
+            if steps is not None and not wait(self._watched(), 0):
+                if next(steps, _END) is _END:
+                    steps = None
+                continue
             yield from self._collect()
 
     def _start(self) -> None:
@@ -139,10 +148,14 @@ class Pool:
             worker.give(key, args, self._budget.seconds)
             self._busy.append(worker)
 
+    def _watched(self) -> list:
+        """What tells that a busy worker answered or died."""
+        return [w.connection for w in self._busy] + [w.process.sentinel for w in self._busy]
+
     def _collect(self) -> Iterator[tuple[Any, Any]]:
         deadline = min(worker.task[1] for worker in self._busy)
         timeout = max(0.0, min(deadline - time.monotonic(), POLL))
-        ready = set(wait([w.connection for w in self._busy] + [w.process.sentinel for w in self._busy], timeout))
+        ready = set(wait(self._watched(), timeout))
         now = time.monotonic()
         for worker in list(self._busy):
             key, deadline, resident = worker.task

@@ -211,3 +211,48 @@ def test_a_changed_header_invalidates_the_files_tree_sitter_read_its_macros_from
     cache = FactsCache("cache")
     analyze(["append.c"], TREE_SITTER, cache=cache)
     assert cache.hits == 1
+
+
+def test_the_files_the_cache_holds_load_while_the_changed_one_parses(tree: Path, monkeypatch):
+    cold = analyze(["."], TREE_SITTER, cache=FactsCache(str(tree / "cache")))
+    (tree / "f0.c").write_text(MSYNC_LOOP.replace("copy_pages", "copy_changed"))
+    slow = engine._parse_encoded
+
+    def parse_slowly(*args):        # in the worker: the parse outlasts the loading by far
+        import time
+        time.sleep(1)
+        return slow(*args)
+    monkeypatch.setattr(engine, "_parse_encoded", parse_slowly)
+    real, during = engine._parse_many, []
+
+    def watched(files, settings, callees, args, done, meanwhile):
+        steps = []
+
+        def counted():
+            for step in meanwhile:
+                steps.append(step)
+                yield step
+        result = real(files, settings, callees, args, done, counted())
+        during.append((files, len(steps)))
+        return result
+    monkeypatch.setattr(engine, "_parse_many", watched)
+    cache = FactsCache(str(tree / "cache"))
+    warm = analyze(["."], TREE_SITTER, cache=cache)
+    assert during == [(["f0.c"], 4)] and cache.hits == 4
+    assert len(findings(warm)) == len(findings(cold))
+
+
+@pytest.mark.parametrize("planted", ["code", "another file's facts"])
+def test_an_entry_holding_facts_not_of_its_file_is_parsed_again(tree: Path, parsed: list[str], planted: str):
+    from mmaplint.analyzer.facts_cache import decode, encode
+    analyze(["f0.c", "f1.c"], TREE_SITTER, cache=FactsCache(str(tree / "cache")))
+    by_file = {decode(decode(e.read_bytes())[0]).path: e for e in entries(tree / "cache")}
+    held = encode(_Planted()) if planted == "code" else decode(by_file["f1.c"].read_bytes())[0]
+    # whole, of f0.c's source and headers, its digests right: only its facts are not f0.c's
+    by_file["f0.c"].write_bytes(encode((held, _hash((tree / "f0.c").read_bytes()), ())))
+    parsed.clear()
+    cache = FactsCache(str(tree / "cache"))
+    report = analyze(["f0.c", "f1.c"], TREE_SITTER, cache=cache)
+    assert not (tree / "planted-code-ran").exists()
+    assert (parsed, cache.hits) == (["f0.c"], 1)
+    assert sorted(f.span.path for f in report.findings) == ["f0.c", "f1.c"]
