@@ -184,7 +184,8 @@ def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], a
                 done=lambda index, result, encoded: None, meanwhile: Iterator[None] = iter(())) -> list:
     """Every file's facts, handing each to done(index, result, encoded) as it comes (progress,
     the facts cache; encoded: the facts as the worker encoded them, None if changed since),
-    with the steps of `meanwhile` taken while the workers parse (workers.Pool.completed).
+    with each step of `meanwhile` taken: while the workers parse (workers.Pool.completed), the
+    rest after them.
     Each file is parsed in a worker process (workers.py) under the settings' time and memory
     budget: a file over it, or one that kills its worker (libclang overflowing its stack on
     absurdly deep expressions), costs that file, not the run.  Where
@@ -217,6 +218,8 @@ def _parse_many(files: list[str], settings: Settings, callees: frozenset[str], a
                 encoded = None      # no longer these facts
             results[index] = outcome
             done(index, outcome, encoded)
+    for _ in meanwhile:     # the steps the workers left (all of them when nothing was parsed)
+        pass
     return results
 
 

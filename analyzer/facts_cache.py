@@ -182,8 +182,9 @@ class FactsCache:
         result to arrived(position in indices, result, encoded) as it comes (encoded: the
         facts as encode() made them, when it has them so): those `keep(index, facts)` accepts
         are stored then.  The entries found current are unpickled in the steps of `meanwhile`
-        (one file each), which the parse takes while its workers parse the others: a hook's
-        one changed file is parsed while the rest of the program loads."""
+        (one file each), every one of which the parse takes, while its workers parse the
+        others where it can: a hook's one changed file is parsed while the rest of the program
+        loads."""
         sources = [_read(path, max_size) for path in files]
         held = [None if source is None else self._held(path, source, key)
                 for path, source, key in zip(files, sources, keys)]
@@ -209,10 +210,7 @@ class FactsCache:
                     self._store(files[index], sources[index], keys[index], result, encoded or encode(result))
             for index, result in zip(indices, parse(indices, arrived, meanwhile)):
                 results[index] = result
-        loading = unpickled()
-        parsed(todo, loading)
-        for _ in loading:       # what the parse left
-            pass
+        parsed(todo, unpickled())
         if unreadable:          # planted ones, say: parsed too
             parsed(unreadable)
         if self.hits and not self._prepared:

@@ -226,19 +226,23 @@ def test_the_files_the_cache_holds_load_while_the_changed_one_parses(tree: Path,
     real, during = engine._parse_many, []
 
     def watched(files, settings, callees, args, done, meanwhile):
-        steps = []
+        parsed, steps = [], []       # the parsed files' results as they came; per step, how many had
 
         def counted():
             for step in meanwhile:
-                steps.append(step)
+                steps.append(len(parsed))
                 yield step
-        result = real(files, settings, callees, args, done, counted())
-        during.append((files, len(steps)))
+
+        def arrived(*result):
+            parsed.append(result)
+            done(*result)
+        result = real(files, settings, callees, args, arrived, counted())
+        during.append((files, steps))
         return result
     monkeypatch.setattr(engine, "_parse_many", watched)
     cache = FactsCache(str(tree / "cache"))
     warm = analyze(["."], TREE_SITTER, cache=cache)
-    assert during == [(["f0.c"], 4)] and cache.hits == 4
+    assert during == [(["f0.c"], [0, 0, 0, 0])] and cache.hits == 4      # each before f0.c's came
     assert len(findings(warm)) == len(findings(cold))
 
 

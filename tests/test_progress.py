@@ -6,10 +6,13 @@ import os
 import pty
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from mmaplint.analyzer.engine import Settings, analyze
+from mmaplint.analyzer.facts_cache import FactsCache
 from mmaplint.analyzer.progress import Progress, wanted
 
 from mmaplint_cli import MSYNC_LOOP
@@ -47,6 +50,33 @@ def test_a_terminal_shows_files_parsed_of_the_total_and_the_whole_program(tree: 
     assert code == 1 and "Found 3 findings" in out
     assert b"mmaplint: parsing" in shown and b"3/3" in shown
     assert b"mmaplint: checking the whole program" in shown
+
+
+class _Counted:
+    """A Progress that counts each step's advances."""
+
+    def __init__(self) -> None:
+        self.advanced: dict[str, int] = {}
+
+    @contextmanager
+    def step(self, description: str, total: int | None = None):
+        counted = self
+
+        class Step:
+            def advance(self, amount: int = 1) -> None:
+                counted.advanced[description] = counted.advanced.get(description, 0) + amount
+        yield Step()
+
+
+@pytest.mark.parametrize("changed", [0, 1])
+def test_every_file_counts_once_as_parsed_from_the_cache_or_not(tree: Path, changed: int):
+    cache = str(tree / "cache")
+    analyze([str(tree)], Settings(frontend="tree-sitter", jobs=1), cache=FactsCache(cache))
+    for n in range(changed):
+        (tree / f"f{n}.c").write_text(MSYNC_LOOP.replace("copy_pages", f"changed_{n}"))
+    progress = _Counted()
+    analyze([str(tree)], Settings(frontend="tree-sitter", jobs=1), cache=FactsCache(cache), progress=progress)
+    assert progress.advanced["parsing"] == 3
 
 
 def test_quiet_shows_none(tree: Path):
