@@ -324,8 +324,9 @@ def analyze_facts(read, rules: list[Rule], settings: Settings, errors: list[File
 
 def _facts(files: list[str], settings: Settings, callees: frozenset[str], args: list,
            cache: FactsCache | None, progress: Progress) -> list:
-    """Every file's facts or error: the facts cache's where it holds them (looked up before
-    any file is scheduled), the rest parsed (each stored in it as it comes)."""
+    """Every file's facts or error: the facts cache's where it holds them (its entries checked
+    before any file is scheduled, unpickled while the others parse), the rest parsed (each
+    stored in it as it comes)."""
     with progress.step("parsing", len(files)) as step:
         def parse(indices, arrived=lambda position, result, encoded: None, meanwhile=()) -> list:
             def done(position: int, result, encoded: bytes | None) -> None:
