@@ -246,13 +246,16 @@ def test_the_files_the_cache_holds_load_while_the_changed_one_parses(tree: Path,
     assert len(findings(warm)) == len(findings(cold))
 
 
-@pytest.mark.parametrize("planted", ["code", "another file's facts"])
+@pytest.mark.parametrize("planted", ["code", "another file's facts", "bytes no pickle"])
 def test_an_entry_holding_facts_not_of_its_file_is_parsed_again(tree: Path, parsed: list[str], planted: str):
     from mmaplint.analyzer.facts_cache import decode, encode
     analyze(["f0.c", "f1.c"], TREE_SITTER, cache=FactsCache(str(tree / "cache")))
     by_file = {decode(decode(e.read_bytes())[0]).path: e for e in entries(tree / "cache")}
-    held = encode(_Planted()) if planted == "code" else decode(by_file["f1.c"].read_bytes())[0]
-    # whole, of f0.c's source and headers, its digests right: only its facts are not f0.c's
+    held = {"code": lambda: encode(_Planted()),
+            "another file's facts": lambda: decode(by_file["f1.c"].read_bytes())[0],
+            "bytes no pickle": lambda: MAGIC + bytes(32) + b"not a pickle"}[planted]()
+    # whole (the entry's digest right), of f0.c's source and headers: only what it holds as facts
+    # is not f0.c's
     by_file["f0.c"].write_bytes(encode((held, _hash((tree / "f0.c").read_bytes()), ())))
     parsed.clear()
     cache = FactsCache(str(tree / "cache"))
